@@ -1,0 +1,46 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+# Every bootstrap step is idempotent and quick once done.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.plasmate_nb-installed
+
+.PHONY: test demo lab bench lint soak browser bootstrap clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -U pip
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install -q -e '.[dev,lab]'
+	touch $(STAMP)
+
+# A Chromium must exist (PLASMATE_NB_CHROMIUM, Playwright's own, or a system one);
+# otherwise install Debian's package, or Playwright's build where apt is not usable.
+browser: $(STAMP)
+	@$(PY) -m plasmate_nb find-browser >/dev/null 2>&1 || bash scripts/install-chromium.sh "$(PY)"
+	@$(PY) -m plasmate_nb find-browser
+
+bootstrap: browser
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check plasmate_nb tests benchmarks examples
+
+test: bootstrap lint
+	$(PY) -m pytest -q
+
+soak: bootstrap
+	$(PY) -m pytest -q -m soak tests/reliability
+
+demo: bootstrap
+	$(PY) -m plasmate_nb demo
+
+bench: bootstrap
+	$(PY) benchmarks/run_all.py
+
+lab: bootstrap
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+clean:
+	rm -rf $(VENV) build *.egg-info benchmarks/results

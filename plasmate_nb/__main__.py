@@ -1,0 +1,3 @@
+from plasmate_nb.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""``plasmate-nb`` / ``python -m plasmate_nb``: serve, demo, find-browser."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def _find_browser(_: argparse.Namespace) -> int:
+    from plasmate_nb.browser.discovery import ENV_ENDPOINT, BrowserNotFound, find_chromium
+
+    if os.environ.get(ENV_ENDPOINT):
+        print(f"endpoint: {os.environ[ENV_ENDPOINT]}")
+        return 0
+    try:
+        location = find_chromium()
+    except BrowserNotFound as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    print(f"{location.source}: {location.executable or 'managed by playwright'}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from plasmate_nb.demo import run_demo
+
+    return run_demo()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from plasmate_nb.server.cli import serve_from_args
+
+    return serve_from_args(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="plasmate-nb", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    commands.add_parser("find-browser", help="print the Chromium the engine would use").set_defaults(
+        run=_find_browser
+    )
+    commands.add_parser("demo", help="run the end-to-end demo on the bundled demo site").set_defaults(run=_demo)
+
+    serve = commands.add_parser("serve", help="run the MCP server (stdio by default)")
+    from plasmate_nb.server.options import add_serve_arguments
+
+    add_serve_arguments(serve)
+    serve.set_defaults(run=_serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.run(args) or 0)
