@@ -1,0 +1,73 @@
+"""Shared fixtures: a loopback static server for fixture pages, and a real Chromium.
+
+All async tests share one session-scoped event loop (pyproject: asyncio_mode=auto), so a
+session-scoped Playwright browser can serve every test.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+FIXTURE_PAGES = Path(__file__).parent / "fixtures" / "pages"
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def fixture_server() -> Iterator[str]:
+    """Base URL (``http://127.0.0.1:<port>``) serving ``tests/fixtures/pages``."""
+    handler = functools.partial(_QuietHandler, directory=str(FIXTURE_PAGES))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def browser() -> AsyncIterator[object]:
+    """One real headless Chromium for tests that drive Playwright directly."""
+    from playwright.async_api import async_playwright
+
+    from plasmate_nb.browser.discovery import find_chromium
+
+    location = find_chromium()
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=location.executable, headless=True, args=LAUNCH_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest_asyncio.fixture
+async def page(browser: object) -> AsyncIterator[object]:
+    """A fresh page in its own context."""
+    context = await browser.new_context()  # type: ignore[attr-defined]
+    try:
+        yield await context.new_page()
+    finally:
+        await context.close()
