@@ -45,6 +45,15 @@ def fixture_server() -> Iterator[str]:
         server.server_close()
 
 
+@pytest.fixture(scope="session")
+def demo() -> Iterator[object]:
+    """The bundled demo site on a free loopback port."""
+    from plasmate_nb.demo_site import DemoSite
+
+    with DemoSite() as site:
+        yield site
+
+
 @pytest_asyncio.fixture(scope="session")
 async def browser() -> AsyncIterator[object]:
     """One real headless Chromium for tests that drive Playwright directly."""

@@ -1,0 +1,116 @@
+"""Backends that reach an MCP server through the official SDK client: stdio and streamable HTTP.
+
+The SDK's ``Client`` is an async context manager whose cancel scopes must be entered and left
+by the same task, so each connection lives in a task of its own; calls from any task on the
+same loop go through its session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from plasmate_nb.client._payload import payload_or_raise
+
+CALL_TIMEOUT_S = 120.0
+
+
+class _SdkTransport:
+    """One SDK client connection, opened lazily and kept for the transport's lifetime."""
+
+    def __init__(self) -> None:
+        self._client: Client | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._ready: asyncio.Future[None] | None = None
+        self._closing: asyncio.Event | None = None
+
+    def _target(self) -> Any:
+        raise NotImplementedError
+
+    async def _connected(self) -> Client:
+        if self._client is None:
+            if self._owner is None:
+                loop = asyncio.get_running_loop()
+                self._ready, self._closing = loop.create_future(), asyncio.Event()
+                self._owner = asyncio.create_task(self._hold())
+            await asyncio.shield(self._ready)
+        assert self._client is not None
+        return self._client
+
+    async def _hold(self) -> None:
+        assert self._ready is not None and self._closing is not None
+        try:
+            async with Client(self._target()) as client:
+                self._client = client
+                self._ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as exc:
+            if not self._ready.done():
+                self._ready.set_exception(ConnectionError(f"could not connect to the MCP server: {exc}"))
+            elif not isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self._client = None
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        client = await self._connected()
+        result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)
+        text = "".join(getattr(block, "text", "") for block in result.content)
+        return payload_or_raise(tool, text, bool(result.is_error))
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        client = await self._connected()
+        listed = await client.list_tools()
+        return [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
+
+    def subscribe(self, callback: Callable[[str | None, str], None]) -> Callable[[], None]:
+        """A remote server pushes no trace notifications: observers poll instead."""
+        return lambda: None
+
+    async def aclose(self) -> None:
+        if self._owner is None:
+            return
+        assert self._closing is not None
+        self._closing.set()
+        with contextlib.suppress(Exception):
+            await self._owner
+        self._owner = None
+
+
+class StdioTransport(_SdkTransport):
+    """An MCP server started as a subprocess speaking stdio, e.g. ``["plasmate-nb", "serve"]``."""
+
+    def __init__(self, command: Sequence[str], env: dict[str, str] | None = None) -> None:
+        super().__init__()
+        if not command:
+            raise ValueError("StdioTransport needs a command line, e.g. ['plasmate-nb', 'serve']")
+        self.command = list(command)
+        self.env = env
+
+    def __repr__(self) -> str:
+        return f"StdioTransport(command={self.command[:1]!r}...)"
+
+    def _target(self) -> Any:
+        return StdioServerParameters(command=self.command[0], args=self.command[1:], env=self.env)
+
+
+class HttpTransport(_SdkTransport):
+    """An MCP server on streamable HTTP, with a bearer token."""
+
+    def __init__(self, url: str, token: str | None = None) -> None:
+        super().__init__()
+        self.url = url
+        self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def __repr__(self) -> str:  # the token is a credential: never in a repr
+        return f"HttpTransport(url={self.url!r})"
+
+    def _target(self) -> Any:
+        http = httpx2.AsyncClient(headers=self._headers, timeout=httpx2.Timeout(30.0, read=CALL_TIMEOUT_S))
+        return streamable_http_client(self.url, http_client=http)

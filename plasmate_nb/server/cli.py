@@ -1,0 +1,56 @@
+"""``plasmate-nb serve``: one engine, one dispatcher, the chosen transport."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+
+import anyio
+
+from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.server.http import HttpServer, ServerConfigError
+from plasmate_nb.server.stdio import serve_stdio
+from plasmate_nb.tools import Dispatcher
+
+
+def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
+    # An MCP server faces agents that follow untrusted pages: private destinations are blocked
+    # unless the operator allows them (the notebook's embedded engine allows them by default).
+    return EngineConfig(
+        max_sessions=args.max_sessions,
+        idle_timeout=args.idle_timeout,
+        allow_private_network=args.allow_private_network,
+        allowed_hosts=tuple(args.allow_host),
+    )
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
+    engine = Engine(engine_config_from_args(args))
+    dispatcher = Dispatcher(engine)
+    try:
+        http = None
+        if args.transport == "http":
+            http = HttpServer(dispatcher, args.host, args.port, args.token, tuple(args.allow_origin))
+    except ServerConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+
+    async def main() -> None:
+        try:
+            if http is None:
+                await serve_stdio(dispatcher)
+                return
+            await http.start()
+            print(f"MCP HTTP endpoint: {http.url}", file=sys.stderr, flush=True)
+            if http.generated_token:
+                print(f"MCP HTTP capability token: {http.token}", file=sys.stderr, flush=True)
+            await http.wait_closed()
+        finally:
+            await engine.aclose()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        anyio.run(main)
+    return 0

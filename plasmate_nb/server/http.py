@@ -1,0 +1,190 @@
+"""Streamable HTTP transport: loopback binds only, bearer token, Origin allow-list, body limit.
+
+The checks run for every request before the body is read, in the reference's order:
+a present ``Origin`` that is not on the allow-list → 403, then a missing or wrong bearer
+token → 401 (compared in constant time), then a declared body over the limit → 413 (the SDK
+also counts streamed bodies). Logs go to stderr; nothing is written to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+
+from plasmate_nb.server.app import build_server
+from plasmate_nb.tools import Dispatcher
+
+TOKEN_ENV = "PLASMATE_NB_MCP_TOKEN"
+MAX_BODY_BYTES = 1024 * 1024
+MIN_TOKEN_BYTES = 32
+ENDPOINT_PATH = "/mcp"
+LOOPBACK_NAMES = frozenset({"localhost"})
+
+log = logging.getLogger("plasmate_nb.server")
+
+
+class ServerConfigError(ValueError):
+    """A server option that must be fixed before the server can start."""
+
+
+def check_loopback_host(host: str) -> str:
+    bare = host.strip("[]")
+    if bare.lower() in LOOPBACK_NAMES:
+        return bare
+    try:
+        if ipaddress.ip_address(bare).is_loopback:
+            return bare
+    except ValueError:
+        pass
+    raise ServerConfigError(
+        f"MCP HTTP refuses non-loopback bind host '{host}'; use 127.0.0.1, ::1, or localhost"
+    )
+
+
+def resolve_token(token: str | None) -> tuple[str, bool]:
+    """The bearer token and whether it was generated here (then it is printed once to stderr)."""
+    token = token or os.environ.get(TOKEN_ENV)
+    if not token:
+        return secrets.token_hex(32), True
+    if len(token.encode()) < MIN_TOKEN_BYTES:
+        raise ServerConfigError(f"invalid MCP HTTP token: must be at least {MIN_TOKEN_BYTES} bytes")
+    if any(not 0x21 <= ord(ch) <= 0x7E for ch in token):
+        raise ServerConfigError("invalid MCP HTTP token: only visible ASCII characters, no whitespace")
+    return token, False
+
+
+def normalise_origin(origin: str) -> str:
+    """An exact http(s) origin for the allow-list (a trailing ``/`` is dropped)."""
+    parts = urlsplit(origin)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.username is not None
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ServerConfigError(f"invalid --allow-origin {origin!r}: expected scheme://host[:port]")
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _jsonrpc_error(status: int, message: str) -> tuple[int, bytes]:
+    body = {"jsonrpc": "2.0", "error": {"code": -32600, "message": message}}
+    return status, json.dumps(body).encode()
+
+
+class SecurityMiddleware:
+    """ASGI guard in front of the SDK's streamable HTTP app."""
+
+    def __init__(self, app: Any, token: str, allowed_origins: frozenset[str], max_body: int) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+        self.allowed_origins = allowed_origins
+        self.max_body = max_body
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(dict(scope.get("headers") or []))
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        status, body = refusal
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        if status == 401:
+            headers.append((b"www-authenticate", b"Bearer"))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def _refusal(self, headers: dict[bytes, bytes]) -> tuple[int, bytes] | None:
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").rstrip("/").lower() not in self.allowed_origins:
+            return _jsonrpc_error(403, "Forbidden Origin")
+        if not hmac.compare_digest(headers.get(b"authorization", b""), self._expected):
+            return _jsonrpc_error(401, "Missing or invalid bearer capability token")
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            return _jsonrpc_error(413, f"Request body exceeds {self.max_body} bytes")
+        return None
+
+
+@dataclass
+class HttpServer:
+    """The MCP server on streamable HTTP, runnable in any event loop (CLI or a notebook's)."""
+
+    dispatcher: Dispatcher
+    host: str = "127.0.0.1"
+    port: int = 9272
+    token: str | None = None
+    allowed_origins: tuple[str, ...] = ()
+    max_body: int = MAX_BODY_BYTES
+    generated_token: bool = field(init=False, default=False)
+    _server: uvicorn.Server | None = field(init=False, default=None, repr=False)
+    _task: asyncio.Task[None] | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.host = check_loopback_host(self.host)
+        self.token, self.generated_token = resolve_token(self.token)
+        self.allowed_origins = tuple(normalise_origin(origin) for origin in self.allowed_origins)
+
+    def __repr__(self) -> str:  # the token is a credential: never in a repr
+        return f"HttpServer(url={self.url!r})"
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{ENDPOINT_PATH}"
+
+    def asgi_app(self) -> Any:
+        loopback_hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=loopback_hosts,
+            allowed_origins=list(self.allowed_origins),
+        )
+        app = build_server(self.dispatcher).streamable_http_app(
+            streamable_http_path=ENDPOINT_PATH,
+            json_response=True,
+            max_request_body_size=self.max_body,
+            transport_security=security,
+            host=self.host,
+        )
+        return SecurityMiddleware(app, self.token, frozenset(self.allowed_origins), self.max_body)
+
+    async def start(self) -> HttpServer:
+        """Start serving on the running loop; returns once the socket listens (port 0 → a free port)."""
+        config = uvicorn.Config(
+            self.asgi_app(), host=self.host, port=self.port, log_level="warning", access_log=False, lifespan="on"
+        )
+        self._server = uvicorn.Server(config)
+        self._task = asyncio.create_task(self._server.serve())
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()  # re-raise the start-up failure (port in use, ...)
+                raise ServerConfigError("MCP HTTP server stopped during start-up")
+            await asyncio.sleep(0.01)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        if self._server is not None and self._task is not None:
+            self._server.should_exit = True
+            await self._task
+            self._server = self._task = None
+
+    async def wait_closed(self) -> None:
+        """Serve until stopped (by :meth:`stop` or a signal)."""
+        if self._task is not None:
+            await self._task

@@ -1,0 +1,315 @@
+"""The traced dispatcher: the one place where a tool call becomes an engine call plus a trace event.
+
+The MCP server and the in-process client both call :meth:`Dispatcher.call`, so a notebook sees
+exactly what an MCP agent sees. The wrapping follows reference §3.5 with SPEC §2's decisions:
+
+- one lock per browser session is held from capturing ``before``, through the action, to
+  appending the event, so two calls on one session never interleave and sequence order is
+  execution order;
+- exactly one event per traced call whose ``session_id`` resolves, failures included;
+- ``open_page`` is recorded after success with a closed ``before``, and never writes into
+  another session's trace whatever its arguments carry;
+- ``close_page`` answers with ``final_trace`` built from a pre-close copy of the log.
+
+Nothing here raises to the caller: every failure is a :class:`ToolResult` with ``is_error``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineError
+from plasmate_nb.tools.arguments import check_arguments
+from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME, ToolSpec
+from plasmate_nb.tools.som_selector import budget_payload, select_som
+from plasmate_nb.trace import (
+    TRACEABLE_ACTIONS,
+    InvalidArguments,
+    TraceLog,
+    compact_json,
+    parse_replay_request,
+    parse_trace_handle,
+    sanitize_parameters,
+)
+
+log = logging.getLogger("plasmate_nb.tools")
+
+WEBMCP_EMPTY = {"contract_version": "plasmate.webmcp.v1", "tools": []}
+TRACE_TOOLS = frozenset({"trace_status", "trace_export", "trace_clear", "replay_validate"})
+STATELESS_TOOLS = frozenset({"fetch_page", "session_status", "open_page"})
+
+Listener = Callable[[str | None, str], None]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    text: str
+    is_error: bool = False
+
+    @classmethod
+    def payload(cls, value: Any) -> ToolResult:
+        return cls(compact_json(value))
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(message, is_error=True)
+
+
+@dataclass
+class _Attempt:
+    """What a traced call captured under the session lock before its handler ran."""
+
+    parameters: dict[str, Any]
+    target: dict[str, Any] | None
+    before: dict[str, Any]
+    detached: TraceLog | None  # close_page only: the log as it was, for final_trace
+
+
+class Dispatcher:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._listeners: list[Listener] = []
+        self._handlers: dict[str, Callable[[dict[str, Any], BrowserSession | None], Awaitable[Any]]] = {
+            "fetch_page": self._fetch_page,
+            "session_status": self._session_status,
+            "trace_status": self._trace_status,
+            "trace_export": self._trace_export,
+            "trace_clear": self._trace_clear,
+            "replay_validate": self._replay_validate,
+            "open_page": self._open_page,
+            "evaluate": self._evaluate,
+            "click": self._click,
+            "close_page": self._close_page,
+            "navigate_to": self._navigate_to,
+            "type_text": self._type_text,
+            "select_option": self._select_option,
+            "scroll": self._scroll,
+            "toggle": self._toggle,
+            "clear": self._clear,
+            "get_cookies": self._get_cookies,
+            "set_cookies": self._set_cookies,
+            "clear_cookies": self._clear_cookies,
+        }
+
+    # -- public surface ---------------------------------------------------------------
+
+    def tools(self) -> tuple[ToolSpec, ...]:
+        return TOOLS
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(session_id, tool)`` after every call; returns the unsubscriber."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def call(self, name: str, arguments: Any = None) -> ToolResult:
+        spec = TOOLS_BY_NAME.get(name)
+        if spec is None:
+            return ToolResult.error(f"Unknown tool: {name}")
+        arguments = {} if arguments is None else arguments
+        session = self._resolve(name, arguments)
+        try:
+            if session is None:
+                return await self._run(name, arguments, None)
+            async with session.lock:
+                return await self._run_traced(name, arguments, session)
+        finally:
+            self._notify(session.id if session else None, name)
+
+    # -- the traced wrapper -----------------------------------------------------------
+
+    def _resolve(self, name: str, arguments: Any) -> BrowserSession | None:
+        """The live session a call is about, if its ``session_id`` resolves (else ``None``)."""
+        if name in STATELESS_TOOLS or not isinstance(arguments, dict):
+            return None
+        session_id = arguments.get("session_id")
+        if not isinstance(session_id, str):
+            return None
+        try:
+            return self.engine.get(session_id)
+        except EngineError:
+            return None
+
+    async def _run_traced(self, name: str, arguments: dict[str, Any], session: BrowserSession) -> ToolResult:
+        traced = name in TRACEABLE_ACTIONS and session.trace.enabled
+        attempt = self._prepare(name, arguments, session) if traced else None
+        started = time.perf_counter()
+        result = await self._run(name, arguments, session)
+        duration_ms = int((time.perf_counter() - started) * 1000)
+        if attempt is None:
+            return result
+        error = result.text if result.is_error else None
+        if self._is_live(session):
+            after = session.trace.state(session.page_state())
+            session.trace.record(name, attempt.parameters, attempt.target, attempt.before, after, error, duration_ms)
+            return result
+        if name == "close_page" and attempt.detached is not None:
+            detached = attempt.detached
+            detached.record(name, attempt.parameters, None, attempt.before, detached.closed_state(), error, duration_ms)
+            return self._with_final_trace(result, detached, session.id)
+        return result  # closed concurrently by something else: the event has no trace to go to
+
+    def _prepare(self, name: str, arguments: dict[str, Any], session: BrowserSession) -> _Attempt:
+        page = session.page_state()
+        element_id = arguments.get("element_id")
+        return _Attempt(
+            parameters=sanitize_parameters(name, arguments),
+            target=session.trace.target(page, element_id) if isinstance(element_id, str) else None,
+            before=session.trace.state(page),
+            detached=session.trace.detached_copy() if name == "close_page" else None,
+        )
+
+    def _is_live(self, session: BrowserSession) -> bool:
+        try:
+            return self.engine.get(session.id) is session
+        except EngineError:
+            return False
+
+    @staticmethod
+    def _with_final_trace(result: ToolResult, detached: TraceLog, session_id: str) -> ToolResult:
+        if result.is_error:
+            return result  # a plain-text close error never carries final_trace
+        payload = json.loads(result.text)
+        payload["final_trace"] = detached.final_export(session_id)
+        return ToolResult(compact_json(dict(sorted(payload.items()))))
+
+    async def _run(self, name: str, arguments: Any, session: BrowserSession | None) -> ToolResult:
+        try:
+            return ToolResult.payload(await self._handlers[name](arguments, session))
+        except (InvalidArguments, EngineError, ActionError) as exc:
+            return ToolResult.error(str(exc))
+        except Exception as exc:  # a bug or an engine surprise must not take the server down
+            log.warning("tool %s failed unexpectedly: %s", name, type(exc).__name__)
+            return ToolResult.error(f"Internal error in {name}: {type(exc).__name__}")
+
+    def _notify(self, session_id: str | None, name: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(session_id, name)
+            except Exception as exc:  # a broken observer must not break the call
+                log.warning("trace listener failed: %s", type(exc).__name__)
+
+    # -- handlers -----------------------------------------------------------------------
+
+    def _session(self, name: str, arguments: Any, session: BrowserSession | None) -> dict[str, Any]:
+        """Check arguments, then the session: the reference's order (parse, then lookup)."""
+        arguments = check_arguments(TOOLS_BY_NAME[name], arguments)
+        if session is None:
+            raise EngineError(f"Session not found: {arguments['session_id']}")
+        return arguments
+
+    async def _fetch_page(self, arguments: Any, _: BrowserSession | None) -> Any:
+        arguments = check_arguments(TOOLS_BY_NAME["fetch_page"], arguments)
+        compiled = await self.engine.fetch_page(arguments["url"])
+        som = compiled.data
+        if "selector" in arguments:
+            som = select_som(som, arguments["selector"])
+        return budget_payload(som, arguments.get("budget"))
+
+    async def _session_status(self, arguments: Any, _: BrowserSession | None) -> Any:
+        return self.engine.status()
+
+    @staticmethod
+    def _trace_session(session: BrowserSession | None, session_id: str) -> BrowserSession:
+        if session is None or session.id != session_id:
+            raise EngineError(f"Session not found: {session_id}")
+        return session
+
+    async def _trace_status(self, arguments: Any, session: BrowserSession | None) -> Any:
+        return self._trace_session(session, parse_trace_handle(arguments)).trace.status()
+
+    async def _trace_export(self, arguments: Any, session: BrowserSession | None) -> Any:
+        session_id = parse_trace_handle(arguments)
+        return self._trace_session(session, session_id).trace.export(session_id)
+
+    async def _trace_clear(self, arguments: Any, session: BrowserSession | None) -> Any:
+        trace = self._trace_session(session, parse_trace_handle(arguments)).trace
+        cleared = trace.clear()
+        return {"cleared_events": cleared, "status": dict(sorted(trace.status().items()))}
+
+    async def _replay_validate(self, arguments: Any, session: BrowserSession | None) -> Any:
+        request = parse_replay_request(arguments)
+        live = self._trace_session(session, request.session_id)
+        return live.trace.replay_validate(request, live.page_state())
+
+    async def _open_page(self, arguments: Any, _: BrowserSession | None) -> Any:
+        arguments = check_arguments(TOOLS_BY_NAME["open_page"], arguments)
+        started = time.perf_counter()
+        session = await self.engine.open(arguments["url"], trace=arguments.get("trace") is True)
+        duration_ms = int((time.perf_counter() - started) * 1000)
+        async with session.lock:
+            if session.trace.enabled:
+                trace = session.trace
+                parameters = sanitize_parameters("open_page", arguments)
+                after = trace.state(session.page_state())
+                trace.record("open_page", parameters, None, trace.closed_state(), after, None, duration_ms)
+            return _page_payload(session, cache_restored=False, session_id=session.id)
+
+    async def _navigate_to(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("navigate_to", arguments, session)
+        await session.navigate(arguments["url"])
+        return _page_payload(session, cache_restored=False, session_id=session.id)
+
+    async def _click(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("click", arguments, session)
+        await session.click(arguments["element_id"])
+        return _page_payload(session)
+
+    async def _type_text(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("type_text", arguments, session)
+        await session.type_text(arguments["element_id"], arguments["text"], arguments.get("append", False))
+        return _page_payload(session)
+
+    async def _select_option(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("select_option", arguments, session)
+        await session.select_option(arguments["element_id"], arguments["value"])
+        return _page_payload(session)
+
+    async def _scroll(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("scroll", arguments, session)
+        position = await session.scroll(
+            arguments.get("direction", "down"), arguments.get("pixels", 300), arguments.get("element_id")
+        )
+        return _page_payload(session, scroll_position=float(position))
+
+    async def _toggle(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("toggle", arguments, session)
+        await session.toggle(arguments["element_id"])
+        return _page_payload(session)
+
+    async def _clear(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("clear", arguments, session)
+        await session.clear(arguments["element_id"])
+        return _page_payload(session)
+
+    async def _evaluate(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("evaluate", arguments, session)
+        return {"result": await session.evaluate(arguments["expression"])}
+
+    async def _close_page(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("close_page", arguments, session)
+        await self.engine.close_session(session.id)
+        return {"closed": True, "session_id": session.id}
+
+    async def _get_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("get_cookies", arguments, session)
+        cookies = await session.get_cookies(arguments.get("url"))
+        return {"cookies": cookies, "count": len(cookies)}
+
+    async def _set_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("set_cookies", arguments, session)
+        return {"session_id": session.id, "set": await session.set_cookies(arguments["cookies"])}
+
+    async def _clear_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
+        arguments = self._session("clear_cookies", arguments, session)
+        cleared = await session.clear_cookies(arguments.get("name"), arguments.get("domain"), arguments.get("url"))
+        return {"cleared": cleared, "session_id": session.id}
+
+
+def _page_payload(session: BrowserSession, **extra: Any) -> dict[str, Any]:
+    """An action response: regions, title, url, the empty webmcp catalog and ``extra``, keys sorted."""
+    return dict(sorted({**session.view(), "webmcp": WEBMCP_EMPTY, **extra}.items()))

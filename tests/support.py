@@ -1,0 +1,41 @@
+"""Helpers shared by tests that call tools: decode payloads, find elements by name."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from plasmate_nb.tools import Dispatcher
+from plasmate_nb.trace.som_walk import iter_elements
+
+
+class Caller:
+    """Calls tools and decodes payloads; fails the test loudly on unexpected errors."""
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self.dispatcher = dispatcher
+
+    async def ok(self, tool: str, **arguments: Any) -> Any:
+        result = await self.dispatcher.call(tool, arguments)
+        assert not result.is_error, f"{tool} failed: {result.text}"
+        return json.loads(result.text)
+
+    async def error(self, tool: str, arguments: Any) -> str:
+        result = await self.dispatcher.call(tool, arguments)
+        assert result.is_error, f"{tool} unexpectedly succeeded"
+        return result.text
+
+    async def export(self, session_id: str) -> dict[str, Any]:
+        return await self.ok("trace_export", session_id=session_id)
+
+
+
+def element_id(payload: dict[str, Any], role: str, name: str) -> str:
+    """The id of the one element of ``role`` whose label or text is ``name``."""
+    found = [
+        element["id"]
+        for element in iter_elements({"regions": payload["regions"]})
+        if element["role"] == role and name in (element.get("label"), element.get("text"))
+    ]
+    assert len(found) == 1, f"expected one {role} named {name!r}, found {len(found)}"
+    return found[0]
