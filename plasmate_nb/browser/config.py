@@ -1,0 +1,30 @@
+"""Engine settings (SPEC §3): capacity, bounded waits, URL policy, where the browser comes from."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from plasmate_nb.browser.discovery import ENV_ENDPOINT
+
+
+def _endpoint_from_env() -> str | None:
+    return os.environ.get(ENV_ENDPOINT) or None
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """All times are seconds. ``endpoint`` (``ws://`` Playwright server or ``http://`` CDP)
+    connects to a running browser instead of launching one."""
+
+    max_sessions: int = 10
+    idle_timeout: float | None = None
+    navigation_timeout: float = 30.0
+    action_timeout: float = 10.0
+    evaluate_timeout: float = 15.0
+    settle_timeout: float = 2.0
+    allow_private_network: bool = True
+    allowed_hosts: tuple[str, ...] = ()
+    headless: bool = True
+    executable: str | None = None
+    endpoint: str | None = field(default_factory=_endpoint_from_env)

@@ -1,0 +1,237 @@
+"""The engine: one Chromium (launched or connected), one context per session (SPEC §3).
+
+If the browser process goes away, its sessions stay registered (their traces remain
+readable) but every action on them fails with ``Browser connection lost; …``; the next
+``open`` relaunches (or reconnects to) the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from typing import Any
+
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+
+from plasmate_nb.browser.config import EngineConfig
+from plasmate_nb.browser.discovery import find_chromium
+from plasmate_nb.browser.errors import ActionError, EngineError
+from plasmate_nb.browser.messages import describe, reduce_url
+from plasmate_nb.browser.navigation import dismiss_dialog, goto, settle
+from plasmate_nb.browser.policy import PolicyGuard, UrlPolicy
+from plasmate_nb.browser.session import BrowserSession
+from plasmate_nb.som import CompiledSom, compile_page
+from plasmate_nb.trace import TraceLog
+
+LAUNCH_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+
+
+class Engine:
+    def __init__(self, config: EngineConfig | None = None) -> None:
+        self.config = config or EngineConfig()
+        self.policy = UrlPolicy(self.config.allow_private_network, tuple(self.config.allowed_hosts))
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._sessions: dict[str, BrowserSession] = {}
+        self._opening = 0  # slots reserved by opens still creating their context
+        self._start_lock = asyncio.Lock()
+        self._reaper: asyncio.Task[None] | None = None
+
+    def __repr__(self) -> str:
+        return f"Engine(sessions={len(self._sessions)}, max_sessions={self.config.max_sessions})"
+
+    # ----- browser lifecycle -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Launch or connect the browser if it is not running (idempotent)."""
+        async with self._start_lock:
+            if self._browser is not None and self._browser.is_connected():
+                return
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            browser = await self._connect_or_launch(self._playwright)
+            browser.on("disconnected", self._on_disconnected)
+            self._browser = browser
+            if self.config.idle_timeout and self._reaper is None:
+                self._reaper = asyncio.create_task(self._reap_idle())
+
+    async def _connect_or_launch(self, playwright: Playwright) -> Browser:
+        endpoint = self.config.endpoint
+        if endpoint:
+            if endpoint.startswith(("ws://", "wss://")):
+                return await playwright.chromium.connect(endpoint)
+            return await playwright.chromium.connect_over_cdp(endpoint)
+        executable = self.config.executable or find_chromium().executable
+        return await playwright.chromium.launch(
+            executable_path=executable, headless=self.config.headless, args=list(LAUNCH_ARGS)
+        )
+
+    def _on_disconnected(self, browser: Browser) -> None:
+        if browser is not self._browser:
+            return
+        self._browser = None
+        for session in self._sessions.values():
+            session.mark_lost()
+
+    async def aclose(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reaper
+            self._reaper = None
+        for session_id in list(self._sessions):
+            await self.close_session(session_id)
+        browser, self._browser = self._browser, None
+        if browser is not None:
+            with contextlib.suppress(Exception):
+                await browser.close()
+        playwright, self._playwright = self._playwright, None
+        if playwright is not None:
+            with contextlib.suppress(Exception):
+                await playwright.stop()
+
+    async def __aenter__(self) -> Engine:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        await self.aclose()
+
+    # ----- contexts ------------------------------------------------------------------------------
+
+    async def _new_context(self) -> tuple[BrowserContext, PolicyGuard | None]:
+        await self.start()
+        assert self._browser is not None
+        restricted = self.policy.restricts_network
+        # Service workers would fetch outside routing; block them when the network is restricted.
+        context = await self._browser.new_context(
+            accept_downloads=False, service_workers="block" if restricted else "allow"
+        )
+        if not restricted:
+            return context, None
+        guard = PolicyGuard(self.policy, self.config.navigation_timeout)
+        await guard.install(context)
+        return context, guard
+
+    # ----- sessions ------------------------------------------------------------------------------
+
+    async def open(self, url: str, trace: bool = False) -> BrowserSession:
+        """A new session at ``url``; a failed open leaves no session behind."""
+        limit = self.config.max_sessions
+        if len(self._sessions) + self._opening >= limit:
+            raise EngineError(f"Maximum sessions ({limit}) reached. Close a session first.")
+        self._opening += 1
+        try:
+            context, guard = await self._new_context()
+            session = BrowserSession(session_id=str(uuid.uuid4()), trace=TraceLog(enabled=trace),
+                                     context=context, config=self.config, policy=self.policy, guard=guard)
+            try:
+                await session.start_page()
+            except BaseException:
+                await session.close()
+                raise
+            self._sessions[session.id] = session
+        except EngineError:
+            raise
+        except Exception as error:
+            raise EngineError(f"Failed to fetch {reduce_url(url)}: {describe(error, self.config.action_timeout)}") from None
+        finally:
+            self._opening -= 1
+        try:
+            await session.navigate(url)
+        except BaseException:
+            self._sessions.pop(session.id, None)
+            await session.close()
+            raise
+        return session
+
+    def get(self, session_id: str) -> BrowserSession:
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise EngineError(f"Session not found: {session_id}")
+        session.touch()
+        return session
+
+    def sessions(self) -> list[BrowserSession]:
+        return list(self._sessions.values())
+
+    async def close_session(self, session_id: str) -> None:
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise EngineError(f"Session not found: {session_id}")
+        await session.close()
+
+    def status(self) -> dict[str, Any]:
+        """The ``session_status`` payload (reference §4, struct order). Does not touch sessions."""
+        sessions = sorted(self._sessions.values(), key=lambda s: s.id)
+        return {
+            "active_sessions": len(sessions),
+            "max_sessions": self.config.max_sessions,
+            "available_sessions": max(0, self.config.max_sessions - len(sessions)),
+            "oldest_session_age_ms": max((s.age_ms for s in sessions), default=None),
+            "longest_idle_ms": max((s.idle_ms for s in sessions), default=None),
+            "sessions": [_session_row(s) for s in sessions],
+        }
+
+    # ----- stateless fetch ---------------------------------------------------------------------
+
+    async def fetch_page(self, url: str) -> CompiledSom:
+        """The SOM of ``url`` from a temporary context, closed afterwards (``.text``/``.data`` stay)."""
+        context, guard = await self._new_context()
+        try:
+            page = await context.new_page()
+            page.on("dialog", dismiss_dialog)
+            await goto(page, url, policy=self.policy, guard=guard, timeout=self.config.navigation_timeout)
+            await settle(page, guard, self.config.settle_timeout)
+            try:
+                return await compile_page(page, timeout=self.config.action_timeout)
+            except Exception as error:  # SomCompileError, Playwright errors, timeouts
+                raise ActionError(f"Pipeline error: {describe(error, self.config.action_timeout)}") from None
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(context.close(), 5.0)
+
+    # ----- idle reaper ---------------------------------------------------------------------------
+
+    async def _reap_idle(self) -> None:
+        timeout = float(self.config.idle_timeout or 0)
+        period = max(0.05, min(timeout / 2, 5.0))
+        while True:
+            await asyncio.sleep(period)
+            for session in list(self._sessions.values()):
+                if session.idle_ms / 1000 <= timeout or session.lock.locked():
+                    continue
+                async with session.lock:
+                    if session.idle_ms / 1000 > timeout and self._sessions.get(session.id) is session:
+                        self._sessions.pop(session.id, None)
+                        await session.close()
+
+
+def _session_row(session: BrowserSession) -> dict[str, Any]:
+    som = session.som.data if session.som is not None else None
+    meta = (som or {}).get("meta") or {}
+    has_page = som is not None
+    return {
+        "session_id": session.id,
+        "url": session.url if has_page else None,
+        "title": som.get("title") if som is not None else None,
+        "age_ms": session.age_ms,
+        "idle_ms": session.idle_ms,
+        "has_page": has_page,
+        "has_structured_data": bool(som and som.get("structured_data")),
+        "has_effective_html": has_page,  # our "effective HTML" is the live DOM
+        "node_count": meta.get("element_count") if has_page else None,
+        "html_bytes": meta.get("html_bytes") if has_page else None,
+        "effective_html_bytes": meta.get("html_bytes") if has_page else None,
+        "som_bytes": len(session.som.text.encode()) if session.som is not None else None,
+        "element_count": meta.get("element_count") if has_page else None,
+        "interactive_count": meta.get("interactive_count") if has_page else None,
+    }

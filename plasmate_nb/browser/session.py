@@ -1,0 +1,423 @@
+"""One browser session: an isolated context with exactly one live page, and its last good state.
+
+Every action runs on the live page through Playwright's real input, bounded by the
+configured timeouts, then waits (bounded) for the page to settle and recompiles the SOM.
+On any failure the last good state (``url`` + ``som``) is kept and the session stays
+usable; if the live page wandered off (a blocked or failed navigation), it is taken back
+to the last good URL.
+
+Hostile pages cannot hang a call: dialogs are dismissed, downloads refused, popups closed,
+and when an action or ``evaluate`` times out on a page whose script no longer answers (an
+endless loop), the page is replaced by a fresh one in the same context (cookies and storage
+survive) which goes back to the last good URL.
+
+Error texts and their check order follow reference §2.2: page presence, then
+``Element not found: <id>`` (id not in the latest SOM, for every element action), the
+element-kind checks, ``Element not found in DOM``, then execution. Privacy: see
+:mod:`plasmate_nb.browser.messages`.
+
+The tools layer holds :attr:`BrowserSession.lock` around each call; methods here never take it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from playwright.async_api import BrowserContext, ElementHandle, Page
+from playwright.async_api import Error as PlaywrightError
+
+from plasmate_nb.browser import cookies as cookie_jar
+from plasmate_nb.browser.config import EngineConfig
+from plasmate_nb.browser.errors import ActionError
+from plasmate_nb.browser.messages import LOST_BROWSER, describe, is_closed, is_timeout, timeout_text
+from plasmate_nb.browser.navigation import dismiss_dialog, goto, settle
+from plasmate_nb.browser.policy import BLOCKED_PREFIX, PolicyGuard, UrlPolicy
+from plasmate_nb.som import CompiledSom, SomCompileError, compile_page
+from plasmate_nb.trace import PageState, TraceLog
+from plasmate_nb.trace.som_walk import find_element
+
+SCROLL_SCRIPT = """([direction, pixels]) => {
+  const root = document.scrollingElement || document.documentElement;
+  if (direction === "top") window.scrollTo(0, 0);
+  else if (direction === "bottom") window.scrollTo(0, root.scrollHeight);
+  else window.scrollBy(0, direction === "up" ? -pixels : pixels);
+}"""
+SCROLL_POSITION = "() => (document.scrollingElement || document.documentElement).scrollTop || 0"
+TOGGLE_KIND = """el => el.tagName === "DETAILS" ? "details"
+  : el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio") ? el.type : \"\""""
+FLIP_DETAILS = "el => { el.open = !el.open; }"  # Chromium fires the `toggle` event itself
+IS_SELECT = 'el => el.tagName === "SELECT"'
+OPTION_INDEX = """(el, wanted) => {
+  for (let i = 0; i < el.options.length; i++) {
+    const o = el.options[i];
+    if (o.value === wanted || o.text === wanted || o.label === wanted) return i;
+  }
+  return -1;
+}"""
+CARET_TO_END = """el => {
+  el.focus();
+  if (typeof el.value === "string") {
+    try { el.setSelectionRange(el.value.length, el.value.length); return true; } catch (e) { return false; }
+  }
+  return false;
+}"""
+ANSWERS_PROBE_SECONDS = 1.0  # how long a page may take to answer "1" before it counts as hung
+CLOSE_TIMEOUT_SECONDS = 5.0
+
+
+def evaluate_wrapper(expression: str) -> str:
+    """Reference §2.1: objects come back JSON-stringified. Unlike the reference, a promise
+    is awaited first (the page is live), so ``fetch(...).then(...)`` gives its value."""
+    return (
+        "(async function(){ var __r = await (" + expression + "); "
+        "return typeof __r==='object' && __r!==null ? JSON.stringify(__r) : __r; })()"
+    )
+
+
+def map_evaluate_result(value: Any) -> Any:
+    """Reference §2.1 string mapping: "undefined"/"" → None, JSON text → its value."""
+    if not isinstance(value, str):
+        return value
+    if value in ("undefined", ""):
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+class BrowserSession:
+    def __init__(self, *, session_id: str, trace: TraceLog, context: BrowserContext,
+                 config: EngineConfig, policy: UrlPolicy, guard: PolicyGuard | None) -> None:
+        self.id = session_id
+        self.trace = trace
+        self.lock = asyncio.Lock()
+        self.url: str | None = None
+        self.som: CompiledSom | None = None
+        self.created_at = time.time()
+        self._created_monotonic = time.monotonic()
+        self.last_accessed = time.monotonic()
+        self._context = context
+        self._config = config
+        self._policy = policy
+        self._guard = guard
+        self._page: Page | None = None
+        self._lost = False
+        self._opening_page = False
+        self._page_crashed = False
+        context.on("page", self._on_new_page)
+
+    def __repr__(self) -> str:  # no URL: paths and queries may be private
+        return f"BrowserSession(id={self.id!r}, has_page={self.som is not None})"
+
+    # ----- state -------------------------------------------------------------------------
+
+    @property
+    def age_ms(self) -> int:
+        return int((time.monotonic() - self._created_monotonic) * 1000)
+
+    @property
+    def idle_ms(self) -> int:
+        return int((time.monotonic() - self.last_accessed) * 1000)
+
+    @property
+    def lost(self) -> bool:
+        return self._lost
+
+    def touch(self) -> None:
+        self.last_accessed = time.monotonic()
+
+    def page_state(self) -> PageState:
+        if self.som is None:
+            return PageState(None, None, None)
+        return PageState(self.url, self.som.text, self.som.data)
+
+    def view(self) -> dict[str, Any]:
+        data = self.som.data if self.som is not None else {}
+        return {"regions": data.get("regions", []), "title": data.get("title", ""), "url": self.url}
+
+    # ----- lifecycle (engine side) ---------------------------------------------------------
+
+    async def start_page(self) -> None:
+        self._opening_page = True  # our own page: the popup closer must leave it alone
+        try:
+            page = await self._context.new_page()
+        finally:
+            self._opening_page = False
+        page.on("dialog", dismiss_dialog)
+        page.on("crash", self._on_crash)
+        page.set_default_timeout(self._config.action_timeout * 1000)
+        page.set_default_navigation_timeout(self._config.navigation_timeout * 1000)
+        self._page = page
+        self._page_crashed = False
+
+    def mark_lost(self) -> None:
+        """The browser went away: keep the state readable, refuse every action."""
+        self._lost = True
+
+    async def close(self) -> None:
+        som, self.som, self._page = self.som, None, None
+        if som is not None and not self._lost:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(som.dispose(), CLOSE_TIMEOUT_SECONDS)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._context.close(), CLOSE_TIMEOUT_SECONDS)
+
+    async def _on_new_page(self, page: Page) -> None:
+        if self._opening_page or page is self._page:
+            return
+        await _close_quietly(page)  # popups and new tabs: one page per session
+
+    def _on_crash(self, _page: Page) -> None:
+        self._page_crashed = True
+
+    # ----- actions -------------------------------------------------------------------------
+
+    async def navigate(self, url: str) -> None:
+        page = await self._live_page()
+        try:
+            await goto(page, url, policy=self._policy, guard=self._guard,
+                       timeout=self._config.navigation_timeout)
+        except ActionError:
+            await self._restore(page)
+            raise
+        await self._commit(page, "Navigation failed")
+
+    async def click(self, element_id: str) -> None:
+        page, handle = await self._element(element_id)
+        await self._perform(page, "Click", lambda: handle.click(timeout=self._action_ms))
+
+    async def type_text(self, element_id: str, text: str, append: bool = False) -> None:
+        page = await self._page_with_som()
+        element = self._som_element(element_id)
+        if "type" not in (element.get("actions") or []):
+            raise ActionError(f"Element does not support type: {element_id}")
+        handle = await self._dom_node(element_id)
+
+        async def type_in() -> None:
+            if not append:
+                await handle.fill(text, timeout=self._action_ms)
+                return
+            if not await handle.evaluate(CARET_TO_END):
+                await handle.press("End", timeout=self._action_ms)
+            await page.keyboard.type(text)
+
+        await self._perform(page, "Type", type_in, redact=(text,))
+
+    async def select_option(self, element_id: str, value: str) -> None:
+        page, handle = await self._element(element_id)
+        if not await self._ask(handle, IS_SELECT):
+            raise ActionError("Element is not a <select>")
+        index = await self._ask(handle, OPTION_INDEX, value)
+        if index < 0:
+            raise ActionError(f"Option not found: value of {len(value.encode())} bytes")
+        await self._perform(page, "Select", lambda: handle.select_option(index=index, timeout=self._action_ms),
+                            redact=(value,))
+
+    async def scroll(self, direction: str = "down", pixels: int = 300, element_id: str | None = None) -> float:
+        if element_id is not None:
+            page, handle = await self._element(element_id)
+            await self._perform(page, "Scroll",
+                                lambda: handle.scroll_into_view_if_needed(timeout=self._action_ms))
+        else:
+            page = await self._page_with_som()
+            await self._perform(page, "Scroll", lambda: page.evaluate(SCROLL_SCRIPT, [direction, pixels]))
+        try:
+            position = await asyncio.wait_for(page.evaluate(SCROLL_POSITION), self._config.action_timeout)
+        except (PlaywrightError, TimeoutError):
+            position = 0
+        return float(position)
+
+    async def toggle(self, element_id: str) -> None:
+        page, handle = await self._element(element_id)
+        kind = await self._ask(handle, TOGGLE_KIND)
+        if kind == "checkbox":
+            operation = lambda: handle.click(timeout=self._action_ms)  # noqa: E731
+        elif kind == "radio":
+            operation = lambda: handle.check(timeout=self._action_ms)  # noqa: E731
+        elif kind == "details":
+            operation = lambda: handle.evaluate(FLIP_DETAILS)  # noqa: E731
+        else:
+            raise ActionError("Element is not a checkbox, radio button, or details element")
+        await self._perform(page, "Toggle", operation)
+
+    async def clear(self, element_id: str) -> None:
+        page, handle = await self._element(element_id)
+        await self._perform(page, "Clear", lambda: handle.fill("", timeout=self._action_ms))
+
+    async def evaluate(self, expression: str) -> Any:
+        page = await self._page_with_som()
+        result: list[Any] = []
+
+        async def run() -> None:
+            result.append(await asyncio.wait_for(page.evaluate(evaluate_wrapper(expression)),
+                                                 self._config.evaluate_timeout))
+
+        await self._perform(page, "Evaluate", run, timeout=self._config.evaluate_timeout)
+        return map_evaluate_result(result[0])
+
+    async def get_cookies(self, url: str | None = None) -> list[dict[str, Any]]:
+        self._check_connected()
+        return await self._guarded(lambda: cookie_jar.get(self._context, url))
+
+    async def set_cookies(self, items: list[Any]) -> int:
+        self._check_connected()
+        return await self._guarded(lambda: cookie_jar.set_many(self._context, items))
+
+    async def clear_cookies(self, name: str | None = None, domain: str | None = None,
+                            url: str | None = None) -> int:
+        self._check_connected()
+        return await self._guarded(lambda: cookie_jar.clear(self._context, name, domain, url))
+
+    # ----- checks, in the reference's order ----------------------------------------------------
+
+    @property
+    def _action_ms(self) -> float:
+        return self._config.action_timeout * 1000
+
+    def _check_connected(self) -> None:
+        if self._lost:
+            raise ActionError(LOST_BROWSER)
+
+    async def _live_page(self) -> Page:
+        """The session page, replaced first if it crashed."""
+        self._check_connected()
+        if self._page is None or self._page_crashed:
+            await self._replace_page()
+        assert self._page is not None
+        return self._page
+
+    async def _page_with_som(self) -> Page:
+        self._check_connected()
+        if self.som is None or self.url is None:
+            raise ActionError("No page loaded in session")
+        return await self._live_page()
+
+    def _som_element(self, element_id: str) -> dict[str, Any]:
+        element = find_element(self.som.data if self.som is not None else None, element_id)
+        if element is None:
+            raise ActionError(f"Element not found: {element_id}")
+        return element
+
+    async def _dom_node(self, element_id: str) -> ElementHandle:
+        assert self.som is not None
+        try:
+            handle = await asyncio.wait_for(self.som.resolve(element_id), self._config.action_timeout)
+        except (PlaywrightError, TimeoutError):
+            handle = None
+        if handle is None:
+            raise ActionError("Element not found in DOM")
+        return handle
+
+    async def _element(self, element_id: str) -> tuple[Page, ElementHandle]:
+        page = await self._page_with_som()
+        self._som_element(element_id)
+        return page, await self._dom_node(element_id)
+
+    async def _ask(self, handle: ElementHandle, script: str, arg: Any = None) -> Any:
+        """A quick read of an element's kind; a vanished node reads as ``Element not found in DOM``."""
+        try:
+            return await asyncio.wait_for(handle.evaluate(script, arg), self._config.action_timeout)
+        except (PlaywrightError, TimeoutError) as error:
+            if self._lost:
+                raise ActionError(LOST_BROWSER) from None
+            if is_timeout(error):
+                raise ActionError(timeout_text(self._config.action_timeout)) from None
+            raise ActionError("Element not found in DOM") from None
+
+    # ----- execution ---------------------------------------------------------------------------
+
+    async def _perform(self, page: Page, what: str, operation: Callable[[], Awaitable[Any]], *,
+                       timeout: float | None = None, redact: tuple[str, ...] = ()) -> None:
+        """Run one operation on the live page, then settle and recompile (or keep the last good state)."""
+        limit = timeout if timeout is not None else self._config.action_timeout
+        if self._guard is not None:
+            self._guard.take_blocked()
+        try:
+            # A second, outer bound: Playwright's own timeouts cannot fire while the driver waits on a hung renderer.
+            await asyncio.wait_for(operation(), limit + 1.0)
+        except (PlaywrightError, TimeoutError) as error:
+            if self._lost:
+                raise ActionError(LOST_BROWSER) from None
+            if is_timeout(error) and not await self._answers(page):
+                await self._replace_page()
+            else:
+                await self._restore(page)
+            raise ActionError(f"{what} failed: {describe(error, limit, redact)}") from None
+        await self._commit(page, "Navigation failed")
+
+    async def _commit(self, page: Page, blocked_prefix: str) -> None:
+        """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
+        await settle(page, self._guard, self._config.settle_timeout)
+        blocked = self._guard.take_blocked() if self._guard is not None else None
+        if blocked is not None:
+            await self._restore(page)
+            raise ActionError(f"{blocked_prefix}: {BLOCKED_PREFIX}{blocked}")
+        try:
+            fresh = await compile_page(page, timeout=self._config.action_timeout)
+        except (SomCompileError, PlaywrightError, TimeoutError) as error:
+            if self._lost or is_closed(error):
+                raise ActionError(LOST_BROWSER if self._lost else "Pipeline error: the page was closed") from None
+            if not await self._answers(page):
+                await self._replace_page()
+            raise ActionError(f"Pipeline error: {describe(error, self._config.action_timeout)}") from None
+        previous, self.som, self.url = self.som, fresh, page.url
+        if previous is not None:
+            with contextlib.suppress(Exception):
+                await previous.dispose()
+
+    async def _answers(self, page: Page) -> bool:
+        try:
+            await asyncio.wait_for(page.evaluate("1"), ANSWERS_PROBE_SECONDS)
+            return True
+        except (PlaywrightError, TimeoutError):
+            return False
+
+    async def _restore(self, page: Page) -> None:
+        """Take the live page back to the last good URL if it wandered off (bounded, best effort)."""
+        if self._lost or self.url is None:
+            return
+        await settle(page, self._guard, self._config.settle_timeout)  # let a late error page land first
+        if page.url != self.url:
+            await self._reload_last_good(page)
+
+    async def _replace_page(self) -> None:
+        """Drop a hung or crashed page; open a fresh one in the same context at the last good URL."""
+        old, self._page = self._page, None
+        if old is not None:
+            await _close_quietly(old)
+        await self.start_page()
+        assert self._page is not None
+        if self.url is not None:
+            await self._reload_last_good(self._page)
+
+    async def _reload_last_good(self, page: Page) -> None:
+        try:
+            await goto(page, self.url or "about:blank", policy=self._policy, guard=self._guard,
+                       timeout=self._config.navigation_timeout)
+            await settle(page, self._guard, self._config.settle_timeout)
+            fresh = await compile_page(page, timeout=self._config.action_timeout)
+        except (ActionError, SomCompileError, PlaywrightError, TimeoutError):
+            return  # the old state stays; element actions will report `Element not found in DOM`
+        previous, self.som = self.som, fresh
+        if previous is not None:
+            with contextlib.suppress(Exception):
+                await previous.dispose()
+
+    async def _guarded(self, operation: Callable[[], Awaitable[Any]]) -> Any:
+        try:
+            return await asyncio.wait_for(operation(), self._config.action_timeout)
+        except (PlaywrightError, TimeoutError) as error:
+            if self._lost or is_closed(error):
+                raise ActionError(LOST_BROWSER) from None
+            raise ActionError(f"Cookie operation failed: {describe(error, self._config.action_timeout)}") from None
+
+
+async def _close_quietly(page: Page) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_SECONDS)
