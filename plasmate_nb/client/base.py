@@ -1,0 +1,96 @@
+"""The tool contract every backend speaks: ``call(tool, arguments) -> payload | ToolError``.
+
+The notebook layer sees nothing but this: the embedded engine, an MCP server over stdio or
+HTTP and the in-memory fake for unit tests are interchangeable behind ``Transport``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+#: ``callback(session_id, tool)``: called after every tool call made through an engine.
+CallListener = Callable[[str | None, str], None]
+
+
+class ToolError(Exception):
+    """A tool result with ``isError: true``. ``message`` is the server's text, verbatim."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"ToolError(tool={self.tool!r}, message={self.message!r})"
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """A backend of the tool contract (one async core; sync facades live above it)."""
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Run ``tool``; return the parsed JSON of ``content[0].text`` (or the raw text).
+
+        Raises ``ToolError`` when the result has ``isError: true``.
+        """
+        ...
+
+    async def list_tools(self) -> list[dict[str, Any]]: ...
+
+    def subscribe(self, callback: CallListener) -> Callable[[], None]:
+        """Call ``callback(session_id, tool)`` after every call on the shared engine, by any
+        client. Returns the unsubscribe function. Remote backends may never call it."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def parse_payload(text: str) -> Any:
+    """The payload of a text content block: its JSON value, or the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def session_id_of(arguments: Any) -> str | None:
+    """The ``session_id`` a call names, if it names one as a string."""
+    if isinstance(arguments, dict):
+        value = arguments.get("session_id")
+        if isinstance(value, str):
+            return value
+    return None
+
+
+class CallListeners:
+    """A thread-safe set of ``CallListener``s, for backends that implement ``subscribe``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._callbacks: list[CallListener] = []
+
+    def add(self, callback: CallListener) -> Callable[[], None]:
+        with self._lock:
+            self._callbacks.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+        return unsubscribe
+
+    def notify(self, session_id: str | None, tool: str) -> None:
+        with self._lock:
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            try:
+                callback(session_id, tool)
+            except Exception:  # a broken observer must never break the tool call
+                continue

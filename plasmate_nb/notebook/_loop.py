@@ -1,0 +1,55 @@
+"""One process-wide background event loop for the sync facade.
+
+Jupyter already runs an event loop in the kernel's main thread, so a sync wrapper cannot
+``asyncio.run`` there. Every sync ``Session`` instead runs the async core on this single
+daemon thread; Playwright objects are created on it and stay on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
+
+
+def background_loop() -> asyncio.AbstractEventLoop:
+    """The shared loop, started on first use."""
+    global _loop, _thread
+    with _lock:
+        if _loop is None or _thread is None or not _thread.is_alive():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def run() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            _thread = threading.Thread(target=run, name="plasmate-nb-loop", daemon=True)
+            _thread.start()
+            ready.wait()
+            _loop = loop
+        return _loop
+
+
+def spawn(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop | None = None) -> concurrent.futures.Future[T]:
+    """Schedule ``coro`` on ``loop`` (default: the background loop) from any thread."""
+    return asyncio.run_coroutine_threadsafe(coro, loop or background_loop())
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the background loop and wait for its result."""
+    loop = background_loop()
+    if threading.current_thread() is _thread:
+        coro.close()
+        # Blocking here would wait on ourselves forever.
+        raise RuntimeError("a sync Session method was called on the plasmate_nb loop thread; use AsyncSession there")
+    return spawn(coro, loop).result()

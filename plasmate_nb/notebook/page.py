@@ -1,0 +1,199 @@
+"""``Page``: the page an action left behind (title, origin, SOM elements), and ``find``.
+
+Privacy: a page shows its origin, never its path, query, fragment or user info (the trace
+keeps only the origin readable; the full ``url`` stays an attribute). Value-bearing
+controls (text inputs, textareas, selects) show no ``text``: in a live SOM that is the
+typed or selected value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import pandas as pd
+
+from ._html import box, cell, table
+
+ELEMENT_COLUMNS = ("id", "role", "label", "text", "actions", "region")
+VALUE_BEARING_ROLES = frozenset({"text_input", "textarea", "select"})
+
+
+@dataclass(frozen=True)
+class Element:
+    """One SOM element as ``find`` returns it; actions accept it wherever an id is expected."""
+
+    id: str
+    role: str
+    label: str | None
+    text: str | None
+    actions: tuple[str, ...]
+    region: str | None
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def element_id(element: str | Element) -> str:
+    return element.id if isinstance(element, Element) else element
+
+
+def display_origin(url: str | None) -> str:
+    """``scheme://host:port`` of ``url`` (port always shown), without user info or path."""
+    if not url:
+        return "(no page)"
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+        host = parts.hostname
+    except ValueError:
+        return "(opaque origin)"
+    if not host or parts.scheme not in ("http", "https"):
+        return "(opaque origin)"
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}:{port}"
+
+
+def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterator[Element]:
+    for raw in elements:
+        role = raw.get("role", "")
+        yield Element(
+            id=raw.get("id", ""),
+            role=role,
+            label=raw.get("label"),
+            text=None if role in VALUE_BEARING_ROLES else raw.get("text"),
+            actions=tuple(raw.get("actions") or ()),
+            region=region,
+        )
+        yield from _iter_elements(raw.get("children") or [], region)
+        shadow = raw.get("shadow")
+        if isinstance(shadow, dict):
+            yield from _iter_elements(shadow.get("elements") or [], region)
+
+
+def _fold(value: str | None) -> str:
+    return " ".join((value or "").split()).casefold()
+
+
+class Page:
+    """The session's page after an action: ``title``, ``url``, ``regions`` and the elements."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.url: str | None = payload.get("url")
+        self.title: str | None = payload.get("title")
+        self.regions: list[dict[str, Any]] = payload.get("regions") or []
+        self.scroll_position: float | None = payload.get("scroll_position")
+
+    @functools.cached_property
+    def element_list(self) -> tuple[Element, ...]:
+        found: list[Element] = []
+        for region in self.regions:
+            found.extend(_iter_elements(region.get("elements") or [], region.get("role")))
+        return tuple(found)
+
+    @property
+    def origin(self) -> str:
+        return display_origin(self.url)
+
+    @property
+    def elements(self) -> pd.DataFrame:
+        rows = self.element_list
+        data = {
+            "id": [e.id for e in rows],
+            "role": [e.role for e in rows],
+            "label": [e.label for e in rows],
+            "text": [e.text for e in rows],
+            "actions": [", ".join(e.actions) for e in rows],
+            "region": [e.region for e in rows],
+        }
+        return pd.DataFrame({k: pd.array(v, dtype="string") for k, v in data.items()}, columns=ELEMENT_COLUMNS)
+
+    def find_all(
+        self, role: str | None = None, label: str | None = None, text: str | None = None, *, contains: bool = False
+    ) -> list[Element]:
+        """Elements matching every given criterion (case-insensitive; exact unless ``contains``)."""
+
+        def matches(wanted: str | None, actual: str | None) -> bool:
+            if wanted is None:
+                return True
+            wanted_f, actual_f = _fold(wanted), _fold(actual)
+            return wanted_f in actual_f if contains else wanted_f == actual_f
+
+        return [
+            e
+            for e in self.element_list
+            if (role is None or e.role == role) and matches(label, e.label) and matches(text, e.text)
+        ]
+
+    def find(
+        self, role: str | None = None, label: str | None = None, text: str | None = None, *, contains: bool = False
+    ) -> Element:
+        """The one element matching; ``ElementNotFound`` / ``AmbiguousElement`` otherwise."""
+        if role is None and label is None and text is None:
+            raise TypeError("find() needs at least one of role=, label=, text=")
+        found = self.find_all(role, label, text, contains=contains)
+        query = _describe_query(role, label, text, contains)
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise AmbiguousElement(query, found)
+        raise ElementNotFound(query, self._near_matches(role, label or text or ""))
+
+    def _near_matches(self, role: str | None, wanted: str) -> list[Element]:
+        def score(e: Element) -> float:
+            name = _fold(e.label or e.text)
+            ratio = difflib.SequenceMatcher(None, _fold(wanted), name).ratio() if wanted else 0.0
+            return ratio + (0.5 if role is not None and e.role == role else 0.0)
+
+        ranked = sorted(self.element_list, key=score, reverse=True)
+        return [e for e in ranked if e.label or e.text][:5]
+
+    def _element_rows(self) -> list[tuple[Any, ...]]:
+        return [(e.id, e.role, e.label, e.text, ", ".join(e.actions), e.region) for e in self.element_list]
+
+    def _repr_html_(self) -> str:
+        head = f"<div>{cell(self.origin)} <i>(path, query and fragment not shown)</i></div>"
+        count = f"<div>{len(self.element_list)} elements</div>"
+        return box(f"Page: {self.title or '(untitled)'}", head + count + table(ELEMENT_COLUMNS, self._element_rows()))
+
+    def __repr__(self) -> str:
+        lines = [f"Page(title={self.title!r}, origin={self.origin!r}, elements={len(self.element_list)})"]
+        for e in self.element_list[:40]:
+            name = e.label if e.label is not None else e.text
+            lines.append(f"  {e.id:<20} {e.role:<11} {name!r:<30} [{', '.join(e.actions)}]")
+        if len(self.element_list) > 40:
+            lines.append(f"  ... {len(self.element_list) - 40} more (see .elements)")
+        return "\n".join(lines)
+
+
+def _describe_query(role: str | None, label: str | None, text: str | None, contains: bool) -> str:
+    parts = [f"{k}={v!r}" for k, v in (("role", role), ("label", label), ("text", text)) if v is not None]
+    return ", ".join(parts) + (", contains=True" if contains else "")
+
+
+def _describe(e: Element) -> str:
+    return f"{e.id} ({e.role}, label={e.label!r}, text={e.text!r})"
+
+
+class ElementNotFound(LookupError):
+    """No element matched ``find``; the message lists the nearest elements."""
+
+    def __init__(self, query: str, near: list[Element]) -> None:
+        self.near = near
+        hint = "; ".join(_describe(e) for e in near) or "the page has no labelled elements"
+        super().__init__(f"no element matches {query}. Nearest: {hint}")
+
+
+class AmbiguousElement(LookupError):
+    """More than one element matched ``find``; the message lists them."""
+
+    def __init__(self, query: str, matches: list[Element]) -> None:
+        self.matches = matches
+        listed = "; ".join(_describe(e) for e in matches[:10])
+        super().__init__(f"{len(matches)} elements match {query}: {listed}. Add role=, label= or text= to narrow it")
+
+
