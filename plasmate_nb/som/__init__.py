@@ -1,1 +1,24 @@
+"""The SOM: in-page compiler (compiler.js), its Python driver, and pure helpers over SOM dicts."""
 
+from plasmate_nb.som.compiler import COMPILER_SOURCE, CompiledSom, SomCompileError, compile_page
+from plasmate_nb.som.tree import (
+    ACTIONS_BY_ROLE,
+    INTERACTIVE_ROLES,
+    elements_table_rows,
+    find_element,
+    iter_elements,
+    page_view,
+)
+
+__all__ = [
+    "ACTIONS_BY_ROLE",
+    "COMPILER_SOURCE",
+    "INTERACTIVE_ROLES",
+    "CompiledSom",
+    "SomCompileError",
+    "compile_page",
+    "elements_table_rows",
+    "find_element",
+    "iter_elements",
+    "page_view",
+]

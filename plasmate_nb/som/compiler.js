@@ -1,0 +1,1521 @@
+// plasmate_nb in-page SOM compiler (SOM "0.1", Plasmate-compatible shape).
+//
+// Run as `page.evaluate_handle(source, budgetMs)`. Walks the LIVE DOM once and returns
+// `{json: <canonical SOM JSON string>, nodes: Map<somId, Node>}` (or `{json: null,
+// error: <fixed code>}`). Nothing is written into the DOM or onto `window`: the Map lives
+// only in the returned object, reachable through the caller's JSHandle.
+//
+// Hostile pages: the page's own scripts ran before us and may have replaced globals.
+// We never call JSON.stringify or Array.prototype methods (JSON is built by hand, arrays
+// grow by index), the few builtins we need are captured at the start, every node is
+// inspected inside try/catch (a node whose getters throw is treated as absent, giving a
+// partial SOM), and a visit counter plus a deadline stop a page that grows under us.
+//
+// Deliberate deviations from the reference compiler (also in DEVIATIONS.md):
+//  D1 live state: input/textarea `value`, `checked`, option selectedness and details
+//     `open` come from DOM properties, not attributes.
+//  D2 password inputs never carry a value (attribute or live) anywhere in the SOM.
+//  D3 visibility: `hidden`, aria-hidden and the static strip rules are kept; the <style>
+//     text parser and inline-style substring tests are replaced by the live computed
+//     style (display:none, visibility:hidden|collapse drop the subtree).
+//  D4 lang = document.documentElement.lang, "en" when empty (no doctype bug).
+//  D5 <article>: emitted as a `section` element without text, followed by its content
+//     compiled like region content (headings, paragraphs, lists ... are kept). Inside an
+//     article, <header>/<footer> tags are not landmarks (they are scoped to it).
+//  D6 shadow DOM: open `element.shadowRoot` (declarative or attachShadow) is read. Hosts
+//     that are SOM elements carry it as `shadow`; a host that is not a SOM element
+//     (custom elements, div/span hosts) becomes a `group` element carrying `shadow`,
+//     and its light-DOM children are then walked as before.
+//  D7 `url` is location.href; origin is the tuple origin of location (punycode host).
+(function compileSom(budgetMs) {
+  "use strict";
+
+  // ---- builtins, captured before the walk (page getters may change globals mid-walk)
+  const dateNow = Date.now;
+  const computedStyle = getComputedStyle;
+  const NativeMap = Map;
+  const parseJson = JSON.parse;
+  const URLCtor = URL;
+  const isArray = Array.isArray;
+  const startedAt = dateNow();
+  const deadline = startedAt + (budgetMs > 0 ? budgetMs : 30000);
+
+  // ---- constants
+  const MAX_VISITS = 4000000;
+  const BUDGET = { code: "budget exceeded" };
+  const HEX = "0123456789abcdef";
+  const MAX_ELEMENTS = 400;
+  const MAX_PARAGRAPHS = 10;
+  const MAX_LINKS = 200;
+  const MAX_NAV_LINKS = 80;
+  const MAX_LIST_ITEMS = 5;
+  const TABLE_ROWS = 30;
+  const TABLE_COLS = 12;
+
+  const INTERACTIVE = { __proto__: null, link: 1, button: 1, text_input: 1, textarea: 1, select: 1, checkbox: 1, radio: 1, details: 1 };
+  const FORM_CONTROLS = { __proto__: null, text_input: 1, textarea: 1, select: 1, checkbox: 1, radio: 1, button: 1 };
+  const ACTIONS_JSON = {
+    __proto__: null, link: '["click"]', button: '["click"]', text_input: '["type","clear"]',
+    textarea: '["type","clear"]', select: '["select"]', checkbox: '["toggle"]', radio: '["select"]', details: '["toggle"]',
+  };
+  const ARIA_ELEMENT_ROLES = {
+    __proto__: null, button: "button", link: "link", checkbox: "checkbox", switch: "checkbox",
+    menuitemcheckbox: "checkbox", radio: "radio", menuitemradio: "radio", textbox: "text_input",
+    searchbox: "text_input", slider: "text_input", spinbutton: "text_input", combobox: "select",
+    listbox: "select", menuitem: "button", tab: "button", option: "button", img: "image", group: "group",
+    radiogroup: "group",
+  };
+  const TAG_ROLES = {
+    __proto__: null, button: "button", textarea: "textarea", select: "select", h1: "heading", h2: "heading",
+    h3: "heading", h4: "heading", h5: "heading", h6: "heading", img: "image", picture: "image", ul: "list",
+    ol: "list", table: "table", p: "paragraph", section: "section", article: "section", fieldset: "group",
+    hr: "separator", details: "details", iframe: "iframe",
+  };
+  const BUTTON_INPUTS = { __proto__: null, submit: 1, button: 1, reset: 1, image: 1 };
+  // Input types whose live `.value` is user state (D1); others keep the attribute.
+  const ATTRIBUTE_VALUE_INPUTS = { __proto__: null, checkbox: 1, radio: 1, submit: 1, button: 1, reset: 1, image: 1, file: 1 };
+  const LANDMARK_TOKENS = {
+    __proto__: null, navigation: ["navigation", "navigation"], main: ["main", "main"],
+    complementary: ["aside", "aside"], banner: ["header", "header"], contentinfo: ["footer", "footer"],
+    dialog: ["dialog", "dialog"], alertdialog: ["dialog", "dialog"], search: ["navigation", "search"],
+  };
+  const LANDMARK_TAGS = {
+    __proto__: null, nav: ["navigation", "navigation"], main: ["main", "main"], aside: ["aside", "aside"],
+    header: ["header", "header"], footer: ["footer", "footer"], dialog: ["dialog", "dialog"],
+  };
+  const HINT_REGION_TAGS = { __proto__: null, div: 1, section: 1, article: 1, ul: 1, ol: 1 };
+  const STRIP_TAGS = { __proto__: null, script: 1, style: 1, noscript: 1, meta: 1, link: 1, template: 1 };
+  const CONSENT_WORDS = ["cookie", "consent", "gdpr", "onetrust", "cookiebanner", "cookie-banner", "cookie_banner",
+    "cc-window", "cc-banner", "privacy-banner", "privacy_banner"];
+  const CONSENT_IDS = { __proto__: null, cybotcookiebotdialog: 1, "onetrust-banner-sdk": 1, "cookie-law-info-bar": 1, cookieconsent: 1, sp_message_container: 1 };
+  const LABELABLE = { __proto__: null, button: 1, input: 1, meter: 1, output: 1, progress: 1, select: 1, textarea: 1 };
+  const FS_DISABLE_TAGS = { __proto__: null, input: 1, textarea: 1, button: 1, select: 1, fieldset: 1 };
+  const TABLE_PASS = { __proto__: null, tbody: 1, thead: 1, tfoot: 1, tr: 1, td: 1, th: 1 };
+  const TABLE_TEXT_PARENTS = { __proto__: null, table: 1, tbody: 1, thead: 1, tfoot: 1, tr: 1, td: 1, th: 1 };
+  const LAYOUT_BLOCK_TAGS = { __proto__: null, nav: 1, form: 1, header: 1, footer: 1, aside: 1, main: 1, article: 1, section: 1 };
+  const FOOTER_PHRASES = ["copyright", "\u00a9", "privacy", "terms of", "all rights reserved"];
+  const TUPLE_SCHEMES = { __proto__: null, "http:": 1, "https:": 1, "ws:": 1, "wss:": 1, "ftp:": 1 };
+  // [hint, substrings] in alphabetical hint order, so output is sorted by construction.
+  const HINTS = [
+    ["active", ["active", "is-active", "current"]], ["badge", ["badge", "chip", "tag", "pill"]],
+    ["card", null], ["collapsed", ["collapsed", "is-closed"]], ["danger", ["danger", "destructive", "delete"]],
+    ["disabled", ["disabled", "is-disabled"]], ["error", ["error", "invalid"]],
+    ["expanded", ["expanded", "is-open", "show"]], ["hero", ["hero", "jumbotron", "banner"]],
+    ["hidden", ["hidden", "sr-only", "visually-hidden"]], ["large", ["lg", "large", "xl"]],
+    ["loading", ["loading", "spinner", "skeleton"]], ["modal", ["modal", "dialog", "popup", "overlay"]],
+    ["notification", ["toast", "snackbar", "notification", "alert"]], ["primary", ["primary", "cta"]],
+    ["required", ["required", "mandatory"]], ["secondary", ["secondary"]],
+    ["selected", ["selected", "is-selected", "checked"]], ["small", ["sm", "small", "xs", "mini"]],
+    ["sticky", ["sticky", "fixed", "pinned"]], ["success", ["success"]], ["warning", ["warning", "caution"]],
+  ];
+  const ARIA_KEYS = {
+    __proto__: null, "aria-expanded": "expanded", "aria-selected": "selected", "aria-checked": "checked",
+    "aria-readonly": "readonly", "aria-disabled": "disabled", "aria-current": "current", "aria-pressed": "pressed",
+    "aria-hidden": "hidden", "aria-controls": "controls", "aria-haspopup": "haspopup", "aria-invalid": "invalid",
+    "aria-placeholder": "placeholder", "aria-autocomplete": "autocomplete",
+    "aria-activedescendant": "active_descendant", "aria-errormessage": "errormessage",
+    "aria-keyshortcuts": "keyshortcuts", "aria-roledescription": "roledescription", "aria-busy": "busy",
+    "aria-live": "live", "aria-atomic": "atomic", "aria-relevant": "relevant", "aria-owns": "owns",
+    "aria-flowto": "flowto", "aria-details": "details", "aria-multiline": "multiline",
+    "aria-multiselectable": "multiselectable", "aria-orientation": "orientation", "aria-sort": "sort",
+    "aria-level": "level", "aria-posinset": "posinset", "aria-setsize": "setsize", "aria-grabbed": "grabbed",
+    "aria-dropeffect": "dropeffect", "aria-valuemin": "valuemin", "aria-valuemax": "valuemax",
+    "aria-valuenow": "valuenow", "aria-valuetext": "valuetext", "aria-label": "label",
+    "aria-labelledby": "labelledby", "aria-describedby": "describedby",
+  };
+  // Global attributes copied as raw strings.
+  const RAW_GLOBALS = {
+    __proto__: null, accesskey: "accesskey", title: "title", role: "source_role", name: "name", accept: "accept",
+    autocomplete: "autocomplete", inputmode: "inputmode", enterkeyhint: "enterkeyhint",
+    autocapitalize: "autocapitalize", dirname: "dirname", form: "form", formaction: "formaction",
+    formmethod: "formmethod", formenctype: "formenctype", formtarget: "formtarget", list: "list",
+    popovertarget: "popovertarget", popovertargetaction: "popovertargetaction", commandfor: "commandfor",
+    command: "command", popover: "popover", step: "step", pattern: "pattern",
+  };
+  const REGION_LABEL_ATTRS = ["aria-label", "title", "placeholder"];
+  const TEST_ID_ATTRS = ["data-testid", "data-test", "data-qa"];
+  const INT_GLOBALS = { __proto__: null, tabindex: 1, minlength: 1, maxlength: 1, min: 1, max: 1 };
+  const SHA_K = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  ];
+  for (let i = 0; i < 64; i++) SHA_K[i] = SHA_K[i] | 0;
+  const SHA_W = [];
+  for (let i = 0; i < 64; i++) SHA_W[i] = 0;
+  const SHA_BYTES = [];
+
+  // ---- per-compile state
+  let visits = 0;
+  let useMap = false;
+  try {
+    const probe = {};
+    const m = new NativeMap();
+    m.set("p", probe);
+    useMap = m.get("p") === probe && m.size === 1;
+  } catch (e) {
+    useMap = false;
+  }
+  const nodes = useMap ? new NativeMap() : { __proto__: null };
+  const stripCache = useMap ? new NativeMap() : null;
+  const idCounts = { __proto__: null };
+  const regionCounters = { __proto__: null };
+  const regions = [];
+  let origin = "null";
+  let mainMode = false;
+  let paraCounter = 0;
+
+  function tick() {
+    visits++;
+    if ((visits & 1023) === 0 && (visits > MAX_VISITS || dateNow() > deadline)) throw BUDGET;
+  }
+  function add(list, item) {
+    list[list.length] = item;
+  }
+
+  // ---- text (Unicode White_Space, code points, UTF-8 bytes)
+  function isWs(c) {
+    if (c > 32 && c < 0x85) return false;
+    return c === 32 || (c >= 9 && c <= 13) || c === 0x85 || c === 0xa0 || c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+  }
+  function isHigh(c) { return c >= 0xd800 && c <= 0xdbff; }
+  function isLow(c) { return c >= 0xdc00 && c <= 0xdfff; }
+  function collapse(s) {
+    let out = "";
+    let start = -1;
+    const n = s.length;
+    for (let i = 0; i < n; i++) {
+      if (isWs(s.charCodeAt(i))) {
+        if (start >= 0) { out = out === "" ? s.slice(start, i) : out + " " + s.slice(start, i); start = -1; }
+      } else if (start < 0) start = i;
+    }
+    if (start >= 0) out = out === "" ? (start === 0 ? s : s.slice(start)) : out + " " + s.slice(start);
+    return out;
+  }
+  function trimWs(s) {
+    let a = 0;
+    let b = s.length;
+    while (a < b && isWs(s.charCodeAt(a))) a++;
+    while (b > a && isWs(s.charCodeAt(b - 1))) b--;
+    return a === 0 && b === s.length ? s : s.slice(a, b);
+  }
+  function cpLength(s) {
+    const n = s.length;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      if (isHigh(s.charCodeAt(i)) && i + 1 < n && isLow(s.charCodeAt(i + 1))) i++;
+      count++;
+    }
+    return count;
+  }
+  function cpPrefix(s, k) {
+    const n = s.length;
+    let i = 0;
+    for (let count = 0; i < n && count < k; count++) {
+      if (isHigh(s.charCodeAt(i)) && i + 1 < n && isLow(s.charCodeAt(i + 1))) i += 2;
+      else i++;
+    }
+    return s.slice(0, i);
+  }
+  function utf8Length(s) {
+    const n = s.length;
+    let bytes = n;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) continue;
+      if (c < 0x800) bytes += 1;
+      else if (isHigh(c) && i + 1 < n && isLow(s.charCodeAt(i + 1))) { bytes += 2; i++; }
+      else bytes += 2;
+    }
+    return bytes;
+  }
+  // Cut at a sentence end or a word boundary within `max` UTF-8 bytes (reference §5.4).
+  function smartTruncate(t, max) {
+    const n = t.length;
+    let bytes = 0;
+    let i = 0;
+    let punctIdx = -1;
+    let punctByte = -1;
+    let wsIdx = -1;
+    while (i < n) {
+      const c = t.charCodeAt(i);
+      let w = 3;
+      let units = 1;
+      if (c < 0x80) w = 1;
+      else if (c < 0x800) w = 2;
+      else if (isHigh(c) && i + 1 < n && isLow(t.charCodeAt(i + 1))) { w = 4; units = 2; }
+      if (bytes + w > max) break;
+      if (c === 46 || c === 33 || c === 63) { punctIdx = i; punctByte = bytes; }
+      else if (isWs(c)) wsIdx = i;
+      bytes += w;
+      i += units;
+    }
+    if (i >= n) return t;
+    if (punctIdx >= 0 && punctByte >= ((max * 2) / 5 | 0)) return t.slice(0, punctIdx + 1);
+    if (wsIdx >= 0) return t.slice(0, wsIdx) + "...";
+    const target = bytes - 3 > 1 ? bytes - 3 : 1;
+    let b = 0;
+    let j = 0;
+    while (j < n) {
+      const c = t.charCodeAt(j);
+      let w = 3;
+      let units = 1;
+      if (c < 0x80) w = 1;
+      else if (c < 0x800) w = 2;
+      else if (isHigh(c) && j + 1 < n && isLow(t.charCodeAt(j + 1))) { w = 4; units = 2; }
+      if (b + w > target) break;
+      b += w;
+      j += units;
+    }
+    return t.slice(0, j) + "...";
+  }
+  function normalizeText(raw) {
+    const t = collapse(raw);
+    return t.length > 200 && cpLength(t) > 200 ? smartTruncate(t, 200) : t;
+  }
+  function truncateText(raw, max) {
+    const t = collapse(raw);
+    return t.length > max && cpLength(t) > max ? cpPrefix(t, max - 3) + "..." : t;
+  }
+  function lower(s) { return s.toLowerCase(); }
+  function has(s, word) { return s.indexOf(word) >= 0; }
+  function hasAny(s, words) {
+    for (let i = 0; i < words.length; i++) if (s.indexOf(words[i]) >= 0) return true;
+    return false;
+  }
+  // Split on White_Space and visit lowercased tokens until `visit` returns non-null.
+  function firstToken(value, table) {
+    const n = value.length;
+    let start = -1;
+    for (let i = 0; i <= n; i++) {
+      if (i === n || isWs(value.charCodeAt(i))) {
+        if (start >= 0) {
+          const hit = table[lower(value.slice(start, i))];
+          if (hit !== undefined) return hit;
+          start = -1;
+        }
+      } else if (start < 0) start = i;
+    }
+    return null;
+  }
+  function splitWs(value) {
+    const out = [];
+    const n = value.length;
+    let start = -1;
+    for (let i = 0; i <= n; i++) {
+      if (i === n || isWs(value.charCodeAt(i))) {
+        if (start >= 0) { add(out, value.slice(start, i)); start = -1; }
+      } else if (start < 0) start = i;
+    }
+    return out;
+  }
+  function joinList(list, sep) {
+    let out = "";
+    for (let i = 0; i < list.length; i++) out = i === 0 ? list[i] : out + sep + list[i];
+    return out;
+  }
+
+  // ---- JSON fragments (serde_json escaping; lone surrogates escaped so Python can encode)
+  function uEscape(c) {
+    return "\\u" + HEX[(c >> 12) & 15] + HEX[(c >> 8) & 15] + HEX[(c >> 4) & 15] + HEX[c & 15];
+  }
+  function q(s) {
+    const n = s.length;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) break;
+    }
+    if (i === n) return '"' + s + '"';
+    let out = '"';
+    let from = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      let rep = null;
+      if (c === 34) rep = '\\"';
+      else if (c === 92) rep = "\\\\";
+      else if (c < 32) {
+        rep = c === 10 ? "\\n" : c === 13 ? "\\r" : c === 9 ? "\\t" : c === 8 ? "\\b" : c === 12 ? "\\f" : uEscape(c);
+      } else if (isHigh(c)) {
+        if (i + 1 < n && isLow(s.charCodeAt(i + 1))) { i++; continue; }
+        rep = uEscape(c);
+      } else if (isLow(c)) rep = uEscape(c);
+      if (rep !== null) { out += s.slice(from, i) + rep; from = i + 1; }
+    }
+    return out + s.slice(from) + '"';
+  }
+  function sortStrings(list) {
+    for (let i = 1; i < list.length; i++) {
+      const v = list[i];
+      let j = i - 1;
+      while (j >= 0 && list[j] > v) { list[j + 1] = list[j]; j--; }
+      list[j + 1] = v;
+    }
+    return list;
+  }
+  // An object of JSON fragments, keys in alphabetical order (serde_json::Map).
+  function objectJson(map) {
+    const keys = [];
+    for (const k in map) add(keys, k);
+    sortStrings(keys);
+    let out = "{";
+    for (let i = 0; i < keys.length; i++) out += (i ? "," : "") + q(keys[i]) + ":" + map[keys[i]];
+    return out + "}";
+  }
+  function arrayJson(fragments) {
+    return "[" + joinList(fragments, ",") + "]";
+  }
+  // Any parsed JSON value (JSON-LD), objects with sorted keys.
+  function valueJson(v, depth) {
+    if (depth > 64) return "null";
+    if (v === null) return "null";
+    const t = typeof v;
+    if (t === "string") return q(v);
+    if (t === "boolean") return v ? "true" : "false";
+    if (t === "number") return v === v && v !== Infinity && v !== -Infinity ? "" + v : "null";
+    if (t !== "object") return "null";
+    if (isArray(v)) {
+      const parts = [];
+      for (let i = 0; i < v.length; i++) add(parts, valueJson(v[i], depth + 1));
+      return arrayJson(parts);
+    }
+    const map = { __proto__: null };
+    for (const k in v) map[k] = valueJson(v[k], depth + 1);
+    return objectJson(map);
+  }
+  // Rust i64 parse: optional sign, ASCII digits, no whitespace.
+  function intJson(raw) {
+    const n = raw.length;
+    let i = raw.charCodeAt(0) === 43 || raw.charCodeAt(0) === 45 ? 1 : 0;
+    if (i >= n) return null;
+    for (let j = i; j < n; j++) {
+      const c = raw.charCodeAt(j);
+      if (c < 48 || c > 57) return null;
+    }
+    const negative = raw.charCodeAt(0) === 45;
+    while (i < n - 1 && raw.charCodeAt(i) === 48) i++;
+    const digits = raw.slice(i);
+    const limit = negative ? "9223372036854775808" : "9223372036854775807";
+    if (digits.length > 19 || (digits.length === 19 && digits > limit)) return null;
+    return negative && digits !== "0" ? "-" + digits : digits;
+  }
+  function intOrString(raw) {
+    const v = intJson(raw);
+    return v === null ? q(raw) : v;
+  }
+
+  // ---- SHA-256 over UTF-8 (synchronous; crypto.subtle is async)
+  function hex8(x) {
+    let out = "";
+    for (let s = 28; s >= 0; s -= 4) out += HEX[(x >>> s) & 15];
+    return out;
+  }
+  function sha256Hex12(s) {
+    const buf = SHA_BYTES;
+    let n = 0;
+    const len = s.length;
+    for (let i = 0; i < len; i++) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) buf[n++] = c;
+      else if (c < 0x800) { buf[n++] = 0xc0 | (c >> 6); buf[n++] = 0x80 | (c & 63); }
+      else if (isHigh(c) && i + 1 < len && isLow(s.charCodeAt(i + 1))) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
+        buf[n++] = 0xf0 | (c >> 18); buf[n++] = 0x80 | ((c >> 12) & 63);
+        buf[n++] = 0x80 | ((c >> 6) & 63); buf[n++] = 0x80 | (c & 63);
+      } else {
+        if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+        buf[n++] = 0xe0 | (c >> 12); buf[n++] = 0x80 | ((c >> 6) & 63); buf[n++] = 0x80 | (c & 63);
+      }
+    }
+    const bitLength = n * 8;
+    buf[n++] = 0x80;
+    while (n % 64 !== 56) buf[n++] = 0;
+    const high = (bitLength / 0x100000000) | 0;
+    buf[n++] = (high >>> 24) & 255; buf[n++] = (high >>> 16) & 255; buf[n++] = (high >>> 8) & 255; buf[n++] = high & 255;
+    buf[n++] = (bitLength >>> 24) & 255; buf[n++] = (bitLength >>> 16) & 255;
+    buf[n++] = (bitLength >>> 8) & 255; buf[n++] = bitLength & 255;
+    let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
+    let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
+    const W = SHA_W;
+    const K = SHA_K;
+    for (let off = 0; off < n; off += 64) {
+      for (let t = 0; t < 16; t++) {
+        const j = off + t * 4;
+        W[t] = (buf[j] << 24) | (buf[j + 1] << 16) | (buf[j + 2] << 8) | buf[j + 3];
+      }
+      for (let t = 16; t < 64; t++) {
+        const x = W[t - 15];
+        const y = W[t - 2];
+        const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+        const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+        W[t] = (W[t - 16] + s0 + W[t - 7] + s1) | 0;
+      }
+      let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
+      for (let t = 0; t < 64; t++) {
+        const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+        const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[t] + W[t]) | 0;
+        const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+        const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+        h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      }
+      h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
+      h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
+    }
+    return hex8(h0) + hex8(h1).slice(0, 4);
+  }
+  function idName(name) {
+    const t = trimWs(lower(name));
+    return t.length > 100 ? cpPrefix(t, 100) : t;
+  }
+  function elementId(role, name, path, node) {
+    const raw = "e_" + sha256Hex12(origin + "|" + role + "|" + idName(name) + "|" + path);
+    const seen = idCounts[raw];
+    idCounts[raw] = seen === undefined ? 1 : seen + 1;
+    const id = seen === undefined ? raw : raw + "_" + (seen + 1);
+    if (useMap) nodes.set(id, node);
+    else nodes[id] = node;
+    return id;
+  }
+
+  // ---- visibility and stripping
+  function staticStrip(el, tag) {
+    if (STRIP_TAGS[tag] === 1) return true;
+    if (tag === "svg" && !(el.getAttribute("role") === "img" && (el.hasAttribute("aria-label") || el.hasAttribute("title")))) return true;
+    if (!el.hasAttributes()) return false;
+    if (el.hasAttribute("hidden")) return true;
+    const ariaHidden = el.getAttribute("aria-hidden");
+    if (ariaHidden !== null && lower(ariaHidden) === "true") return true;
+    const cls = el.getAttribute("class");
+    const id = el.getAttribute("id");
+    const lc = cls === null ? "" : lower(cls);
+    const li = id === null ? "" : lower(id);
+    if ((lc !== "" && hasAny(lc, CONSENT_WORDS)) || (li !== "" && hasAny(li, CONSENT_WORDS))) return true;
+    const ariaLabel = el.getAttribute("aria-label");
+    if (ariaLabel !== null) {
+      const la = lower(ariaLabel);
+      if (has(la, "cookie") || has(la, "consent")) return true;
+    }
+    const role = el.getAttribute("role");
+    if (role !== null && (tag === "div" || tag === "aside" || tag === "section")) {
+      const r = lower(role);
+      if ((r === "dialog" || r === "alertdialog") &&
+        (has(lc, "modal") || has(lc, "overlay") || has(lc, "popup") || has(li, "modal") || has(li, "overlay"))) return true;
+    }
+    if (li !== "" && CONSENT_IDS[li] === 1) return true;
+    if (tag === "img" && (el.getAttribute("alt") === "" || role === "presentation")) return true;
+    return false;
+  }
+  // D3: the live computed style replaces the reference's <style>/inline-style parsing.
+  function styleHidden(el) {
+    const cs = computedStyle(el);
+    if (cs.display === "none") return true;
+    const v = cs.visibility;
+    return v === "hidden" || v === "collapse";
+  }
+  function isStripped(el) {
+    if (stripCache !== null) {
+      const cached = stripCache.get(el);
+      if (cached !== undefined) return cached;
+    }
+    let result;
+    try {
+      result = staticStrip(el, el.localName) || styleHidden(el);
+    } catch (e) {
+      result = true; // a node that throws on inspection is treated as absent
+    }
+    if (stripCache !== null) stripCache.set(el, result);
+    return result;
+  }
+  function inStrippedSubtree(el, root) {
+    for (let n = el; n !== null && n !== root; n = n.parentNode) {
+      if (n.nodeType === 1 && isStripped(n)) return true;
+    }
+    return false;
+  }
+  // Raw visible text: every text node under `node`, joined with no separator.
+  function visibleText(node) {
+    let out = "";
+    for (let k = node.firstChild; k !== null; k = k.nextSibling) {
+      const t = k.nodeType;
+      if (t === 3) out += k.data;
+      else if (t === 1 && !isStripped(k)) out += visibleText(k);
+    }
+    return out;
+  }
+  // <label> text: text nodes joined with spaces, skipping labelable descendants.
+  function labelText(node, parts) {
+    for (let k = node.firstChild; k !== null; k = k.nextSibling) {
+      const t = k.nodeType;
+      if (t === 3) add(parts, k.data);
+      else if (t === 1 && !isStripped(k) && LABELABLE[k.localName] !== 1) labelText(k, parts);
+    }
+    return parts;
+  }
+  function firstVisibleChild(el, tag) {
+    for (let k = el.firstElementChild; k !== null; k = k.nextElementSibling) {
+      if (k.localName === tag && !isStripped(k)) return k;
+    }
+    return null;
+  }
+
+  // ---- label index (§3.5), one per tree scope (document body, each shadow root), lazy
+  function makeScope(root) {
+    return { root, ids: null, idTexts: { __proto__: null }, fors: null };
+  }
+  function scopeIds(scope) {
+    if (scope.ids === null) {
+      const ids = { __proto__: null };
+      const list = scope.root.querySelectorAll("[id]");
+      for (let i = 0; i < list.length; i++) {
+        const el = list[i];
+        const id = el.getAttribute("id");
+        const slot = ids[id];
+        if (slot === undefined) ids[id] = [el];
+        else add(slot, el);
+      }
+      scope.ids = ids;
+    }
+    return scope.ids;
+  }
+  function elementIndexText(el) {
+    return el.localName === "label" ? normalizeText(joinList(labelText(el, []), " ")) : normalizeText(visibleText(el));
+  }
+  // by_id[id]: text of the last visible element with that id and non-empty text.
+  function byIdText(scope, id) {
+    const cached = scope.idTexts[id];
+    if (cached !== undefined) return cached;
+    const candidates = scopeIds(scope)[id];
+    let text = "";
+    if (candidates !== undefined) {
+      for (let i = candidates.length - 1; i >= 0 && text === ""; i--) {
+        const el = candidates[i];
+        if (!inStrippedSubtree(el, scope.root)) text = elementIndexText(el);
+      }
+    }
+    scope.idTexts[id] = text;
+    return text;
+  }
+  function idRefsText(scope, value) {
+    const ids = splitWs(value);
+    const parts = [];
+    for (let i = 0; i < ids.length; i++) {
+      const t = byIdText(scope, ids[i]);
+      if (t !== "") add(parts, t);
+    }
+    return normalizeText(joinList(parts, " "));
+  }
+  function byForText(scope, id) {
+    if (scope.fors === null) {
+      const fors = { __proto__: null };
+      const labels = scope.root.querySelectorAll("label");
+      for (let i = 0; i < labels.length; i++) {
+        const label = labels[i];
+        try {
+          if (inStrippedSubtree(label, scope.root)) continue;
+          let target = null;
+          const forAttr = label.getAttribute("for");
+          if (forAttr !== null) {
+            const t = trimWs(forAttr);
+            if (t !== "") target = t;
+          } else {
+            const inner = label.querySelectorAll("button,input,meter,output,progress,select,textarea");
+            for (let j = 0; j < inner.length && target === null; j++) {
+              const innerId = inner[j].getAttribute("id");
+              if (innerId !== null && innerId !== "") target = innerId;
+            }
+          }
+          if (target === null) continue;
+          const text = normalizeText(joinList(labelText(label, []), " "));
+          if (text !== "") fors[target] = text;
+        } catch (e) {
+          if (e === BUDGET) throw e;
+        }
+      }
+      scope.fors = fors;
+    }
+    const text = scope.fors[id];
+    return text === undefined ? null : text;
+  }
+
+  // ---- roles
+  function inputType(el) {
+    const t = el.getAttribute("type");
+    return t === null ? "text" : lower(t);
+  }
+  // The element role of `el`, or null (no element). Tables are not layout-checked here:
+  // every walker that can emit a table checks is_layout_table before asking.
+  function roleOf(el, tag) {
+    const roleAttr = el.getAttribute("role");
+    if (roleAttr !== null) return firstToken(roleAttr, ARIA_ELEMENT_ROLES);
+    if (tag === "a") return el.hasAttribute("href") ? "link" : null;
+    if (tag === "input") {
+      const t = inputType(el);
+      if (BUTTON_INPUTS[t] === 1) return "button";
+      if (t === "checkbox") return "checkbox";
+      if (t === "radio") return "radio";
+      return t === "hidden" ? null : "text_input";
+    }
+    const r = TAG_ROLES[tag];
+    return r === undefined ? null : r;
+  }
+  function landmarkOf(el, tag, scoped) {
+    const roleAttr = el.getAttribute("role");
+    if (roleAttr !== null) {
+      const hit = firstToken(roleAttr, LANDMARK_TOKENS);
+      if (hit !== null) return hit;
+    }
+    if (scoped && (tag === "header" || tag === "footer")) return null; // D5
+    const byTag = LANDMARK_TAGS[tag];
+    return byTag === undefined ? null : byTag;
+  }
+  function hintFor(s) {
+    if (s === "") return null;
+    if (has(s, "nav") || has(s, "menu")) return LANDMARK_TAGS.nav;
+    if (has(s, "main-content") || has(s, "maincontent") || has(s, "primary-content") || has(s, "article-body") || has(s, "main")) return LANDMARK_TAGS.main;
+    if (has(s, "sidebar") || has(s, "side-bar") || has(s, "aside") || has(s, "rail")) return LANDMARK_TAGS.aside;
+    if (has(s, "footer") || has(s, "copyright")) return LANDMARK_TAGS.footer;
+    if (has(s, "header") || has(s, "masthead")) return LANDMARK_TAGS.header;
+    if (has(s, "search")) return LANDMARK_TOKENS.search;
+    return null;
+  }
+  function classIdHint(el) {
+    if (!el.hasAttributes()) return null;
+    const cls = el.getAttribute("class");
+    const byClass = cls === null ? null : hintFor(lower(cls));
+    if (byClass !== null) return byClass;
+    const id = el.getAttribute("id");
+    return id === null ? null : hintFor(lower(id));
+  }
+
+  // ---- heuristics (§2.7, §5.6): these look at the raw subtree
+  function linkCount(el) {
+    return el.querySelectorAll("a[href]").length + (el.localName === "a" && el.hasAttribute("href") ? 1 : 0);
+  }
+  function looksLikeNavigation(el) {
+    const direct = el.childNodes.length;
+    if (direct === 0) return false;
+    const links = linkCount(el);
+    return links >= 3 && links / direct > 0.5;
+  }
+  function rawTextNoScripts(node) {
+    let out = "";
+    for (let k = node.firstChild; k !== null; k = k.nextSibling) {
+      if (k.nodeType === 3) out += k.data;
+      else if (k.nodeType === 1 && k.localName !== "script" && k.localName !== "style") out += rawTextNoScripts(k);
+    }
+    return out;
+  }
+  function looksLikeFooter(el) {
+    const quick = el.textContent;
+    if (typeof quick !== "string" || !hasAny(lower(quick), FOOTER_PHRASES)) return false;
+    return hasAny(lower(rawTextNoScripts(el)), FOOTER_PHRASES);
+  }
+  function hasMainWithin6(el) {
+    const t = el.localName;
+    if (t === "main" || t === "article") return true;
+    const list = el.querySelectorAll("main,article");
+    for (let i = 0; i < list.length; i++) {
+      let depth = 0;
+      for (let n = list[i]; n !== null && n !== el && depth <= 6; n = n.parentNode) depth++;
+      if (depth <= 6) return true;
+    }
+    return false;
+  }
+  function isLayoutTable(table) {
+    let dataMarker = false;
+    let layout = false;
+    let links = 0;
+    let cells = 0;
+    const stack = [];
+    for (let k = table.lastElementChild; k !== null; k = k.previousElementSibling) add(stack, k);
+    while (stack.length > 0) {
+      tick();
+      const el = stack[stack.length - 1];
+      stack.length = stack.length - 1;
+      const tag = el.localName;
+      if (tag === "th" || tag === "caption") { dataMarker = true; break; }
+      if (tag === "table") { layout = true; continue; }
+      if (LAYOUT_BLOCK_TAGS[tag] === 1) layout = true;
+      else if (tag === "div" && el.querySelectorAll("a[href]").length >= 2) layout = true;
+      else if (tag === "a" && el.hasAttribute("href")) links++;
+      else if (tag === "td") cells++;
+      for (let k = el.lastElementChild; k !== null; k = k.previousElementSibling) add(stack, k);
+    }
+    if (dataMarker) return false;
+    if (layout) return true;
+    if (table.hasAttribute("cellpadding") || table.hasAttribute("cellspacing") || table.hasAttribute("border") ||
+      table.hasAttribute("width") || table.hasAttribute("bgcolor")) return true;
+    return links >= 20 || cells <= 2;
+  }
+
+  // ---- element construction (§3)
+  function newElement(id, role, text) {
+    return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null };
+  }
+  function resolveLabel(el, tag, text, scope) {
+    if (!el.hasAttributes()) return null;
+    const labelledBy = el.getAttribute("aria-labelledby");
+    if (labelledBy !== null) {
+      const t = idRefsText(scope, labelledBy);
+      if (t !== "" && t !== text) return t;
+    }
+    const ariaLabel = el.getAttribute("aria-label");
+    if (ariaLabel !== null && ariaLabel !== "") {
+      const t = normalizeText(ariaLabel);
+      if (t !== text) return t;
+    }
+    const id = el.getAttribute("id");
+    if (id !== null) {
+      const t = byForText(scope, id);
+      if (t !== null && t !== text) return t;
+    }
+    const title = el.getAttribute("title");
+    if (title !== null && title !== "") {
+      const t = normalizeText(title);
+      if (t !== text) return t;
+    }
+    const placeholder = el.getAttribute("placeholder");
+    if (placeholder !== null && placeholder !== "") return normalizeText(placeholder);
+    if (tag === "input") {
+      const type = inputType(el);
+      const source = type === "image" ? el.getAttribute("alt")
+        : type === "submit" || type === "button" || type === "reset" ? el.getAttribute("value") : null;
+      if (source !== null) {
+        const t = normalizeText(source);
+        if (t !== "" && t !== text) return t;
+      }
+    }
+    if (tag === "fieldset") {
+      const legend = firstVisibleChild(el, "legend");
+      if (legend !== null) return normalizeText(visibleText(legend));
+    }
+    return null;
+  }
+  function putRaw(attrs, el, name, key) {
+    const v = el.getAttribute(name);
+    if (v !== null) attrs[key] = q(v);
+  }
+  function putFlag(attrs, el, name) {
+    if (el.hasAttribute(name)) attrs[name] = "true";
+  }
+  function selectAttrs(el, attrs) {
+    const multiple = el.hasAttribute("multiple");
+    const options = [];
+    for (let k = el.firstElementChild; k !== null; k = k.nextElementSibling) {
+      if (isStripped(k)) continue;
+      if (k.localName === "option") add(options, [k, null, false]);
+      else if (k.localName === "optgroup") {
+        const label = k.getAttribute("label");
+        const disabled = k.hasAttribute("disabled");
+        for (let o = k.firstElementChild; o !== null; o = o.nextElementSibling) {
+          if (o.localName === "option" && !isStripped(o)) add(options, [o, label === "" ? null : label, disabled]);
+        }
+      }
+    }
+    const rows = [];
+    let anySelected = false;
+    for (let i = 0; i < options.length; i++) {
+      const o = options[i][0];
+      const text = normalizeText(visibleText(o));
+      const valueAttr = o.getAttribute("value");
+      const selected = o.selected === true; // D1: live selectedness
+      anySelected = anySelected || selected;
+      add(rows, { disabled: options[i][2] || o.hasAttribute("disabled"), group: options[i][1], selected, text, value: valueAttr === null ? text : valueAttr });
+    }
+    if (!multiple && !anySelected && rows.length > 0) rows[0].selected = true;
+    const fragments = [];
+    const selectedValues = [];
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      let s = "{";
+      if (r.disabled) s += '"disabled":true,';
+      if (r.group !== null) s += '"group":' + q(r.group) + ",";
+      if (r.selected) { s += '"selected":true,'; add(selectedValues, q(r.value)); }
+      add(fragments, s + '"text":' + q(r.text) + ',"value":' + q(r.value) + "}");
+    }
+    if (fragments.length > 0) attrs.options = arrayJson(fragments);
+    if (multiple) attrs.multiple = "true";
+    const size = el.getAttribute("size");
+    if (size !== null) attrs.size = intOrString(size);
+    putFlag(attrs, el, "required");
+    if (selectedValues.length > 0) attrs.value = selectedValues[0];
+    if (multiple && selectedValues.length > 0) attrs.selected_values = arrayJson(selectedValues);
+  }
+  function listItems(el) {
+    const items = [];
+    let extra = 0;
+    for (let k = el.firstElementChild; k !== null; k = k.nextElementSibling) {
+      if (k.localName !== "li" || isStripped(k)) continue;
+      const text = normalizeText(visibleText(k));
+      if (text === "") continue;
+      if (items.length < MAX_LIST_ITEMS) add(items, '{"text":' + q(text) + "}");
+      else extra++;
+    }
+    if (extra > 0) add(items, '{"text":' + q("[" + extra + " more items]") + "}");
+    return items;
+  }
+  function tableRows(node, state) {
+    for (let k = node.firstElementChild; k !== null; k = k.nextElementSibling) {
+      if (isStripped(k)) continue;
+      if (k.localName !== "tr") { tableRows(k, state); continue; }
+      const cells = [];
+      let hasTd = false;
+      for (let c = k.firstElementChild; c !== null && cells.length < TABLE_COLS; c = c.nextElementSibling) {
+        const tag = c.localName;
+        if ((tag !== "td" && tag !== "th") || isStripped(c)) continue;
+        if (tag === "td") hasTd = true;
+        const text = q(truncateText(visibleText(c), 80));
+        const span = intJson(c.getAttribute("colspan") || "1");
+        let repeat = span === null || span.charCodeAt(0) === 45 ? 1 : +span;
+        if (repeat < 1) repeat = 1;
+        for (let r = 0; r < repeat && cells.length < TABLE_COLS; r++) add(cells, text);
+      }
+      if (cells.length === 0) continue;
+      if (!hasTd && state.headers === null) state.headers = arrayJson(cells);
+      else if (state.rows.length < TABLE_ROWS) add(state.rows, arrayJson(cells));
+    }
+  }
+  function tagAttrs(el, tag, attrs, fsDisabled) {
+    switch (tag) {
+      case "a": {
+        putRaw(attrs, el, "href", "href"); putRaw(attrs, el, "target", "target"); putRaw(attrs, el, "rel", "rel");
+        putRaw(attrs, el, "hreflang", "hreflang"); putRaw(attrs, el, "type", "type");
+        putRaw(attrs, el, "referrerpolicy", "referrerpolicy");
+        const download = el.getAttribute("download");
+        if (download !== null) attrs.download = download === "" ? "true" : q(download);
+        break;
+      }
+      case "input": {
+        const type = inputType(el);
+        attrs.input_type = q(type);
+        if (BUTTON_INPUTS[type] === 1) attrs.button_type = q(type);
+        if (type !== "password") { // D2: a password's value never leaves the page
+          if (ATTRIBUTE_VALUE_INPUTS[type] === 1) putRaw(attrs, el, "value", "value");
+          else {
+            const live = el.value; // D1
+            if (typeof live === "string" && (live !== "" || el.hasAttribute("value"))) attrs.value = q(live);
+          }
+        }
+        if (type === "image") { putRaw(attrs, el, "alt", "alt"); putRaw(attrs, el, "src", "src"); }
+        putRaw(attrs, el, "placeholder", "placeholder");
+        putFlag(attrs, el, "required");
+        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        if ((type === "checkbox" || type === "radio") && el.checked === true) attrs.checked = "true"; // D1
+        putFlag(attrs, el, "multiple");
+        if (type === "radio") putRaw(attrs, el, "name", "group");
+        break;
+      }
+      case "textarea": {
+        const live = el.value; // D1
+        const value = typeof live === "string" ? normalizeText(live) : "";
+        if (value !== "") attrs.value = q(value);
+        putRaw(attrs, el, "placeholder", "placeholder");
+        putFlag(attrs, el, "required");
+        putFlag(attrs, el, "readonly");
+        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        break;
+      }
+      case "button": {
+        const raw = el.getAttribute("type");
+        const t = raw === null ? "" : lower(trimWs(raw));
+        attrs.button_type = t === "button" || t === "reset" ? q(t) : '"submit"';
+        putRaw(attrs, el, "value", "value");
+        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        break;
+      }
+      case "select":
+        selectAttrs(el, attrs);
+        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        break;
+      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6":
+        attrs.level = tag.slice(1);
+        break;
+      case "img": case "picture":
+        putRaw(attrs, el, "alt", "alt"); putRaw(attrs, el, "src", "src");
+        break;
+      case "ul": case "ol": {
+        attrs.ordered = tag === "ol" ? "true" : "false";
+        const items = listItems(el);
+        if (items.length > 0) attrs.items = arrayJson(items);
+        break;
+      }
+      case "table": {
+        const caption = firstVisibleChild(el, "caption");
+        if (caption !== null) {
+          const text = normalizeText(visibleText(caption));
+          if (text !== "") attrs.caption = q(text);
+        }
+        const state = { headers: null, rows: [] };
+        tableRows(el, state);
+        if (state.headers !== null) attrs.headers = state.headers;
+        if (state.rows.length > 0) attrs.rows = arrayJson(state.rows);
+        break;
+      }
+      case "section": case "article":
+        putRaw(attrs, el, "aria-label", "section_label");
+        break;
+      case "fieldset": {
+        const legend = firstVisibleChild(el, "legend");
+        if (legend !== null) {
+          const text = normalizeText(visibleText(legend));
+          if (text !== "") attrs.legend = q(text);
+        }
+        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        break;
+      }
+      case "details": {
+        attrs.open = el.open === true ? "true" : "false"; // D1
+        const summary = firstVisibleChild(el, "summary");
+        if (summary !== null) {
+          const text = normalizeText(visibleText(summary));
+          if (text !== "") attrs.summary = q(text);
+        }
+        break;
+      }
+      case "iframe": {
+        putRaw(attrs, el, "src", "src");
+        const srcdoc = el.getAttribute("srcdoc");
+        if (srcdoc !== null && srcdoc !== "") { attrs.has_srcdoc = "true"; attrs.srcdoc_preview = q(cpPrefix(srcdoc, 200)); }
+        putRaw(attrs, el, "name", "name"); putRaw(attrs, el, "sandbox", "sandbox"); putRaw(attrs, el, "allow", "allow");
+        putRaw(attrs, el, "width", "width"); putRaw(attrs, el, "height", "height");
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  function boolOrRaw(raw, trimmed, emptyIsTrue) {
+    const v = lower(trimmed ? trimWs(raw) : raw);
+    if (v === "true" || (emptyIsTrue && v === "")) return "true";
+    if (v === "false") return "false";
+    return q(raw);
+  }
+  function globalAttrs(el, attrs, scope) {
+    const names = el.getAttributeNames();
+    const aria = { __proto__: null };
+    let hasAria = false;
+    let describedBy = null;
+    let description = null;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      const raw = el.getAttribute(name);
+      if (raw === null) continue;
+      const ariaKey = ARIA_KEYS[name];
+      if (ariaKey !== undefined) {
+        const v = trimWs(raw);
+        const lv = lower(v);
+        aria[ariaKey] = lv === "true" ? "true" : lv === "false" ? "false" : q(v);
+        hasAria = true;
+      }
+      const rawKey = RAW_GLOBALS[name];
+      if (rawKey !== undefined) { attrs[rawKey] = q(raw); continue; }
+      if (INT_GLOBALS[name] === 1) { attrs[name] = intOrString(raw); continue; }
+      switch (name) {
+        case "contenteditable": attrs.contenteditable = boolOrRaw(raw, false, true); break;
+        case "spellcheck": attrs.spellcheck = boolOrRaw(raw, true, true); break;
+        case "draggable": attrs.draggable = boolOrRaw(raw, true, false); break;
+        case "capture": attrs.capture = raw === "" ? "true" : q(raw); break;
+        case "formnovalidate": attrs.formnovalidate = "true"; break;
+        case "readonly": attrs.readonly = "true"; break;
+        case "aria-readonly": if (lower(raw) === "true") attrs.readonly = "true"; break;
+        case "aria-required": if (lower(raw) === "true") attrs.required = "true"; break;
+        case "aria-disabled": if (lower(raw) === "true") attrs.disabled = "true"; break;
+        case "aria-describedby": describedBy = raw; break;
+        case "aria-description": description = raw; break;
+        default: break;
+      }
+    }
+    for (let i = 0; i < TEST_ID_ATTRS.length; i++) {
+      const v = el.getAttribute(TEST_ID_ATTRS[i]);
+      if (v !== null && trimWs(v) !== "") { attrs.test_id = q(trimWs(v)); break; }
+    }
+    let desc = describedBy === null ? "" : idRefsText(scope, describedBy);
+    if (desc === "" && description !== null) desc = normalizeText(description);
+    if (desc !== "") attrs.description = q(desc);
+    if (hasAria) attrs.aria = objectJson(aria);
+  }
+  function classHints(el) {
+    const cls = el.getAttribute("class");
+    if (cls === null || cls === "") return null;
+    const lc = lower(cls);
+    const found = [];
+    for (let i = 0; i < HINTS.length; i++) {
+      const words = HINTS[i][1];
+      const hit = words === null ? has(lc, "card") && !has(lc, "discard") : hasAny(lc, words);
+      if (hit) add(found, '"' + HINTS[i][0] + '"');
+    }
+    return found.length > 0 ? arrayJson(found) : null;
+  }
+  function hasKeys(map) {
+    for (const k in map) return true;
+    return false;
+  }
+  function buildElement(el, tag, role, path, inert, fsDisabled, scope) {
+    let text = null;
+    const articleSection = tag === "article" && role === "section"; // D5: its content follows
+    if (role !== "table" && role !== "list" && role !== "group" && !articleSection) {
+      const raw = visibleText(el);
+      if (raw !== "") {
+        if (role === "paragraph" && tag === "p" && mainMode) {
+          text = truncateText(raw, paraCounter === 0 ? 200 : 80);
+          paraCounter++;
+        } else text = normalizeText(raw);
+      }
+    }
+    const rec = newElement("", role, text);
+    const withAttrs = el.hasAttributes();
+    if (withAttrs) {
+      const idAttr = el.getAttribute("id");
+      if (idAttr !== null) {
+        const t = trimWs(idAttr);
+        if (t !== "") rec.html_id = t;
+      }
+      rec.label = resolveLabel(el, tag, text, scope);
+      rec.hints = classHints(el);
+    } else if (tag === "fieldset") rec.label = resolveLabel(el, tag, text, scope);
+    const attrs = { __proto__: null };
+    tagAttrs(el, tag, attrs, fsDisabled && FS_DISABLE_TAGS[tag] === 1);
+    if (withAttrs) globalAttrs(el, attrs, scope);
+    if (inert) attrs.inert = "true";
+    if (hasKeys(attrs)) rec.attrs = attrs;
+    if (role === "link" && tag === "a") rec.href = el.getAttribute("href");
+    rec.id = elementId(role, rec.label !== null ? rec.label : text !== null ? text : "", path, el);
+    rec.shadow = shadowOf(el, path, inert);
+    return rec;
+  }
+  function textParagraph(node, path, out) {
+    const text = normalizeText(node.data);
+    if (text === "") return;
+    const rec = newElement("", "paragraph", text);
+    rec.id = elementId("paragraph", text, path, node);
+    add(out, rec);
+  }
+  function openShadowRoot(el) {
+    const root = el.shadowRoot;
+    return root !== null && root !== undefined && typeof root === "object" ? root : null;
+  }
+  // D6: open shadow roots. Content goes through extract_elements with its own label index.
+  function shadowOf(el, path, inert) {
+    const root = openShadowRoot(el);
+    if (root === null) return null;
+    const scope = makeScope(root);
+    const saved = mainMode;
+    mainMode = false;
+    const out = [];
+    try {
+      let i = 0;
+      for (let k = root.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "#shadow/" + i, out, inert, false, scope);
+    } finally {
+      mainMode = saved;
+    }
+    return out.length > 0 ? { mode: root.mode === "closed" ? "closed" : "open", elements: out } : null;
+  }
+  // D6: a host that is not a SOM element becomes a `group` carrying its shadow content.
+  function shadowHostGroup(el, tag, path, out, inert, scope) {
+    if (openShadowRoot(el) === null) return;
+    const shadow = shadowOf(el, path, inert);
+    if (shadow === null) return;
+    const rec = newElement("", "group", null);
+    if (el.hasAttributes()) {
+      const idAttr = el.getAttribute("id");
+      if (idAttr !== null && trimWs(idAttr) !== "") rec.html_id = trimWs(idAttr);
+      rec.label = resolveLabel(el, tag, null, scope);
+      rec.hints = classHints(el);
+      const attrs = { __proto__: null };
+      globalAttrs(el, attrs, scope);
+      if (inert) attrs.inert = "true";
+      if (hasKeys(attrs)) rec.attrs = attrs;
+    } else if (inert) rec.attrs = { __proto__: null, inert: "true" };
+    rec.id = elementId("group", rec.label !== null ? rec.label : "", path, el);
+    rec.shadow = shadow;
+    add(out, rec);
+  }
+
+  // ---- walks (§2.2, §2.8, §3.3). Each child is visited through `guarded`, so a node
+  // whose getters throw is skipped (partial SOM) while the budget still stops the walk.
+  function guarded(fn, node, path, out, a, b, c, d) {
+    try {
+      fn(node, path, out, a, b, c, d);
+    } catch (e) {
+      if (e === BUDGET) throw e;
+    }
+  }
+  function ownInert(el, inert) {
+    return inert || el.hasAttribute("inert");
+  }
+  function emitElement(el, tag, role, path, out, inert, fsDisabled, scope, fromRegions, scoped) {
+    add(out, buildElement(el, tag, role, path, inert, fsDisabled, scope));
+    if (INTERACTIVE[role] === 1) return;
+    const childDisabled = fsDisabled || (tag === "fieldset" && el.hasAttribute("disabled"));
+    let i = 0;
+    if (tag === "article" && role === "section") { // D5: keep the article's content
+      for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
+        if (fromRegions) guarded(collectRegions, k, path + "/" + i, out, inert, scope, true);
+        else guarded(extractElements, k, path + "/" + i, out, inert, childDisabled, scope);
+      }
+      return;
+    }
+    for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
+      if (k.nodeType === 1) guarded(extractInteractive, k, path + "/" + i, out, inert, childDisabled, scope);
+    }
+  }
+  function extractInteractive(el, path, out, inert, fsDisabled, scope) {
+    tick();
+    if (isStripped(el)) return;
+    const tag = el.localName;
+    const nodeInert = ownInert(el, inert);
+    const role = roleOf(el, tag);
+    if (role !== null && INTERACTIVE[role] === 1) {
+      add(out, buildElement(el, tag, role, path, nodeInert, fsDisabled, scope));
+      return;
+    }
+    if (role === null) shadowHostGroup(el, tag, path, out, nodeInert, scope);
+    const childDisabled = fsDisabled || (tag === "fieldset" && el.hasAttribute("disabled"));
+    let i = 0;
+    for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
+      if (k.nodeType === 1) guarded(extractInteractive, k, path + "/" + i, out, nodeInert, childDisabled, scope);
+    }
+  }
+  function extractElements(node, path, out, inert, fsDisabled, scope) {
+    tick();
+    const type = node.nodeType;
+    if (type === 3) { textParagraph(node, path, out); return; }
+    if (type !== 1 || isStripped(node)) return;
+    const tag = node.localName;
+    const nodeInert = ownInert(node, inert);
+    if (tag === "table" && isLayoutTable(node)) { layoutTable(node, path, out, nodeInert, fsDisabled, scope, false, false); return; }
+    const role = roleOf(node, tag);
+    if (role !== null) { emitElement(node, tag, role, path, out, nodeInert, fsDisabled, scope, false, false); return; }
+    shadowHostGroup(node, tag, path, out, nodeInert, scope);
+    const childDisabled = fsDisabled || (tag === "fieldset" && node.hasAttribute("disabled"));
+    let i = 0;
+    for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "/" + i, out, nodeInert, childDisabled, scope);
+  }
+  function layoutTable(el, path, out, inert, fsDisabled, scope, fromRegions, scoped) {
+    let i = 0;
+    for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
+      const childPath = path + "/" + i;
+      if (k.nodeType === 1 && TABLE_PASS[k.localName] === 1) {
+        if (!isStripped(k)) guarded(layoutTable, k, childPath, out, ownInert(k, inert), fsDisabled, scope, fromRegions, scoped);
+      } else if (fromRegions) guarded(collectRegions, k, childPath, out, inert, scope, scoped);
+      else if (k.nodeType !== 3 || TABLE_TEXT_PARENTS[el.localName] !== 1) guarded(extractElements, k, childPath, out, inert, fsDisabled, scope);
+    }
+  }
+  function isCollapsible(el) {
+    if (el.hasAttribute("role") || el.hasAttribute("contenteditable") || el.hasAttribute("tabindex")) return false;
+    return el.childElementCount <= 1;
+  }
+  function collectRegions(node, path, out, inert, scope, scoped) {
+    tick();
+    const type = node.nodeType;
+    if (type === 3) { textParagraph(node, path, out); return; }
+    if (type !== 1 || isStripped(node)) return;
+    const tag = node.localName;
+    const nodeInert = ownInert(node, inert);
+    const landmark = landmarkOf(node, tag, scoped);
+    if (landmark !== null) { landmarkRegion(node, path, landmark[0], landmark[1], nodeInert, scope, scoped); return; }
+    if (HINT_REGION_TAGS[tag] === 1) {
+      const hint = classIdHint(node);
+      if (hint !== null) { landmarkRegion(node, path, hint[0], hint[1], nodeInert, scope, scoped); return; }
+    }
+    if (tag === "form") { formRegion(node, path, nodeInert, scope); return; }
+    if (tag === "table" && isLayoutTable(node)) { layoutTable(node, path, out, nodeInert, false, scope, true, scoped); return; }
+    let i = 0;
+    if ((tag === "div" || tag === "span") && isCollapsible(node)) {
+      for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, out, nodeInert, scope, scoped);
+      return;
+    }
+    if ((tag === "div" || tag === "ul" || tag === "ol") && looksLikeNavigation(node) && !hasMainWithin6(node)) {
+      heuristicRegion(node, path, "navigation", nodeInert, scope); return;
+    }
+    if ((tag === "div" || tag === "section") && looksLikeFooter(node) && !hasMainWithin6(node)) {
+      heuristicRegion(node, path, "footer", nodeInert, scope); return;
+    }
+    const role = roleOf(node, tag);
+    if (role !== null) { emitElement(node, tag, role, path, out, nodeInert, false, scope, true, scoped); return; }
+    shadowHostGroup(node, tag, path, out, nodeInert, scope);
+    for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, out, nodeInert, scope, scoped);
+  }
+
+  // ---- regions (§2.4-2.10)
+  function regionId(stem) {
+    const n = regionCounters[stem] === undefined ? 0 : regionCounters[stem];
+    regionCounters[stem] = n + 1;
+    return n === 0 ? "r_" + stem : "r_" + stem + "_" + n;
+  }
+  function newRegion(id, role, label) {
+    return { id, role, label, form: null, elements: [] };
+  }
+  function regionLabel(el, scope) {
+    if (!el.hasAttributes()) return null;
+    const labelledBy = el.getAttribute("aria-labelledby");
+    if (labelledBy !== null) {
+      const t = idRefsText(scope, labelledBy);
+      if (t !== "") return t;
+    }
+    for (let i = 0; i < REGION_LABEL_ATTRS.length; i++) {
+      const v = el.getAttribute(REGION_LABEL_ATTRS[i]);
+      if (v !== null && v !== "") return normalizeText(v);
+    }
+    return null;
+  }
+  function finishRegion(region) {
+    region.elements = summarize(region.elements, region.role === "navigation");
+    add(regions, region);
+  }
+  function landmarkRegion(el, path, role, stem, inert, scope, scoped) {
+    const region = newRegion(regionId(stem), role, regionLabel(el, scope));
+    const savedMain = mainMode;
+    const savedPara = paraCounter;
+    if (role === "main") { mainMode = true; paraCounter = 0; }
+    try {
+      let i = 0;
+      for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, region.elements, inert, scope, scoped);
+    } finally {
+      mainMode = savedMain;
+      paraCounter = savedPara;
+    }
+    finishRegion(region);
+  }
+  function formRegion(el, path, inert, scope) {
+    const id = regionId("form");
+    let label = regionLabel(el, scope);
+    if (label === null || label === "") {
+      label = null;
+      const names = el.getAttributeNames();
+      for (let i = 0; i < names.length && label === null; i++) {
+        if (names[i] === "name" || names[i] === "id") label = el.getAttribute(names[i]);
+      }
+    }
+    const region = newRegion(id, "form", label);
+    let form = "";
+    const action = el.getAttribute("action");
+    if (action !== null) form += ',"action":' + q(action);
+    const method = el.getAttribute("method");
+    if (method !== null) form += ',"method":' + q(method.toUpperCase());
+    const target = el.getAttribute("target");
+    if (target !== null) form += ',"target":' + q(target);
+    const enctype = el.getAttribute("enctype");
+    if (enctype !== null) form += ',"enctype":' + q(enctype);
+    if (el.hasAttribute("novalidate")) form += ',"novalidate":true';
+    const charset = el.getAttribute("accept-charset");
+    if (charset !== null) form += ',"accept_charset":' + q(charset);
+    const autocomplete = el.getAttribute("autocomplete");
+    if (autocomplete !== null) form += ',"autocomplete":' + q(autocomplete);
+    region.form = form;
+    let i = 0;
+    for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "/" + i, region.elements, inert, false, scope);
+    finishRegion(region);
+  }
+  function heuristicRegion(el, path, stem, inert, scope) {
+    const region = newRegion(regionId(stem), stem, null);
+    let i = 0;
+    for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "/" + i, region.elements, inert, false, scope);
+    finishRegion(region);
+  }
+
+  // ---- budgets (§5.5)
+  function normalizeHref(h) {
+    let out = null;
+    if (h.indexOf(":") >= 0) {
+      try {
+        const u = new URLCtor(h);
+        u.hash = "";
+        out = u.href;
+      } catch (e) {
+        out = null;
+      }
+    }
+    if (out === null) {
+      const cut = h.indexOf("#");
+      out = cut >= 0 ? h.slice(0, cut) : h;
+    }
+    return out.length > 1 && out.charCodeAt(out.length - 1) === 47 ? out.slice(0, out.length - 1) : out;
+  }
+  function summarize(elements, navigation) {
+    const linkLimit = navigation ? MAX_NAV_LINKS : MAX_LINKS;
+    const kept = [];
+    const seen = { __proto__: null };
+    let links = 0, paragraphs = 0, dupLinks = 0, moreLinks = 0, moreParagraphs = 0, moreElements = 0, chars = 0;
+    for (let i = 0; i < elements.length; i++) {
+      const e = elements[i];
+      const role = e.role;
+      let drop = false;
+      if (FORM_CONTROLS[role] !== 1 && role !== "heading" && kept.length >= MAX_ELEMENTS) { moreElements++; drop = true; }
+      else if (role === "link") {
+        if (e.href !== null) {
+          const key = normalizeHref(e.href);
+          if (seen[key] === 1) { dupLinks++; drop = true; }
+          else seen[key] = 1;
+        }
+        if (!drop) {
+          links++;
+          if (links > linkLimit) { moreLinks++; drop = true; }
+        }
+      } else if (role === "paragraph") {
+        paragraphs++;
+        if (paragraphs > MAX_PARAGRAPHS) { moreParagraphs++; drop = true; }
+      }
+      if (drop) { if (e.text !== null) chars += utf8Length(e.text); }
+      else add(kept, e);
+    }
+    const total = dupLinks + moreLinks + moreParagraphs + moreElements;
+    if (total > 0) {
+      const parts = [];
+      if (dupLinks > 0) add(parts, dupLinks + " duplicate links");
+      if (moreLinks > 0) add(parts, moreLinks + " more links");
+      if (moreParagraphs > 0) add(parts, moreParagraphs + " more paragraphs");
+      if (moreElements > 0) add(parts, moreElements + " more elements");
+      add(kept, newElement("e_summary_" + total, "paragraph", "[" + joinList(parts, ", ") + " dropped, ~" + chars + " chars]"));
+    }
+    return kept;
+  }
+
+  // ---- structured data (§1.3), whole document; maps get sorted keys (determinism)
+  const META_NAMES = { __proto__: null, description: 1, author: 1, keywords: 1, robots: 1, viewport: 1, generator: 1, "theme-color": 1 };
+  const LINK_RELS = { __proto__: null, canonical: 1, icon: 1, "shortcut icon": 1, "apple-touch-icon": 1, manifest: 1, alternate: 1, amphtml: 1, preconnect: 1, "dns-prefetch": 1, author: 1, license: 1, search: 1 };
+  function jsonLdText(script) {
+    let out = "";
+    for (let k = script.firstChild; k !== null; k = k.nextSibling) if (k.nodeType === 3) out += k.data;
+    return trimWs(out);
+  }
+  function structuredData() {
+    const jsonLd = [];
+    const og = { __proto__: null };
+    const twitter = { __proto__: null };
+    const meta = { __proto__: null };
+    const links = [];
+    const list = document.querySelectorAll("script,meta,link");
+    for (let i = 0; i < list.length; i++) {
+      tick();
+      const el = list[i];
+      try {
+        const tag = el.localName;
+        if (tag === "script") {
+          const type = el.getAttribute("type");
+          if (type === null || lower(type) !== "application/ld+json") continue;
+          let value;
+          try { value = parseJson(jsonLdText(el)); } catch (e) { continue; }
+          if (isArray(value)) {
+            for (let j = 0; j < value.length; j++) add(jsonLd, valueJson(value[j], 0));
+          } else add(jsonLd, valueJson(value, 0));
+        } else if (tag === "meta") {
+          const content = el.getAttribute("content");
+          const property = el.getAttribute("property");
+          const name = el.getAttribute("name");
+          if (content !== null && property !== null && property.slice(0, 3) === "og:") og[property] = q(content);
+          if (content !== null && name !== null && name.slice(0, 8) === "twitter:") twitter[name] = q(content);
+          if (content !== null && name !== null && META_NAMES[lower(name)] === 1) meta[lower(name)] = q(content);
+          const charset = el.getAttribute("charset");
+          if (charset !== null) meta.charset = q(charset);
+        } else if (tag === "link") {
+          const rel = el.getAttribute("rel");
+          const href = el.getAttribute("href");
+          if (rel === null || href === null || LINK_RELS[lower(rel)] !== 1) continue;
+          let s = '{"rel":' + q(lower(rel)) + ',"href":' + q(href);
+          const type = el.getAttribute("type");
+          if (type !== null) s += ',"type":' + q(type);
+          const hreflang = el.getAttribute("hreflang");
+          if (hreflang !== null) s += ',"hreflang":' + q(hreflang);
+          add(links, s + "}");
+        }
+      } catch (e) {
+        if (e === BUDGET) throw e;
+      }
+    }
+    const parts = [];
+    if (jsonLd.length > 0) add(parts, '"json_ld":' + arrayJson(jsonLd));
+    if (hasKeys(og)) add(parts, '"open_graph":' + objectJson(og));
+    if (hasKeys(twitter)) add(parts, '"twitter_card":' + objectJson(twitter));
+    if (hasKeys(meta)) add(parts, '"meta":' + objectJson(meta));
+    if (links.length > 0) add(parts, '"links":' + arrayJson(links));
+    return parts.length > 0 ? "{" + joinList(parts, ",") + "}" : null;
+  }
+
+  // ---- serialization (§1: struct fields in fixed order, maps sorted)
+  const counts = { elements: 0, interactive: 0 };
+  function elementJson(e) {
+    counts.elements++;
+    if (INTERACTIVE[e.role] === 1) counts.interactive++;
+    let s = '{"id":' + q(e.id) + ',"role":"' + e.role + '"';
+    if (e.html_id !== null) s += ',"html_id":' + q(e.html_id);
+    if (e.text !== null) s += ',"text":' + q(e.text);
+    if (e.label !== null) s += ',"label":' + q(e.label);
+    const actions = ACTIONS_JSON[e.role];
+    if (actions !== undefined) s += ',"actions":' + actions;
+    if (e.attrs !== null) s += ',"attrs":' + objectJson(e.attrs);
+    if (e.hints !== null) s += ',"hints":' + e.hints;
+    if (e.shadow !== null) s += ',"shadow":{"mode":' + q(e.shadow.mode) + ',"elements":' + elementsJson(e.shadow.elements) + "}";
+    return s + "}";
+  }
+  function elementsJson(list) {
+    let s = "[";
+    for (let i = 0; i < list.length; i++) s += (i ? "," : "") + elementJson(list[i]);
+    return s + "]";
+  }
+  function regionJson(r) {
+    let s = '{"id":' + q(r.id) + ',"role":"' + r.role + '"';
+    if (r.label !== null) s += ',"label":' + q(r.label);
+    if (r.form !== null) s += r.form;
+    return s + ',"elements":' + elementsJson(r.elements) + "}";
+  }
+  function pageTitle() {
+    const titles = document.querySelectorAll("title");
+    for (let i = 0; i < titles.length; i++) {
+      const t = titles[i].textContent;
+      if (typeof t === "string" && t !== "") return t;
+    }
+    return "";
+  }
+  function pageOrigin() {
+    const protocol = location.protocol;
+    return TUPLE_SCHEMES[protocol] === 1 ? protocol + "//" + location.host : "null";
+  }
+
+  // ---- main
+  try {
+    origin = pageOrigin();
+    const url = location.href;
+    const title = pageTitle();
+    const langAttr = document.documentElement ? document.documentElement.lang : ""; // D4
+    const lang = typeof langAttr === "string" && langAttr !== "" ? langAttr : "en";
+    const body = document.body;
+    if (body !== null && body !== undefined) {
+      const content = [];
+      collectRegions(body, "0", content, false, makeScope(body), false);
+      if (content.length > 0) {
+        const region = newRegion("r_content", "content", null);
+        region.elements = content;
+        finishRegion(region);
+      }
+    }
+    let regionsJson = "[";
+    let written = 0;
+    for (let i = 0; i < regions.length; i++) {
+      if (regions[i].elements.length === 0) continue;
+      regionsJson += (written++ ? "," : "") + regionJson(regions[i]);
+    }
+    regionsJson += "]";
+    let htmlBytes = 0;
+    try {
+      htmlBytes = utf8Length(document.documentElement.outerHTML);
+    } catch (e) {
+      htmlBytes = 0;
+    }
+    const data = structuredData();
+    const head = '{"som_version":"0.1","url":' + q(url) + ',"title":' + q(title) + ',"lang":' + q(lang) +
+      ',"regions":' + regionsJson + ',"meta":{"html_bytes":' + htmlBytes + ',"som_bytes":';
+    const tail = ',"element_count":' + counts.elements + ',"interactive_count":' + counts.interactive + "}" +
+      (data === null ? "" : ',"structured_data":' + data) + "}";
+    const somBytes = utf8Length(head) + 1 + utf8Length(tail);
+    return { json: head + somBytes + tail, nodes };
+  } catch (e) {
+    return { json: null, error: e === BUDGET ? BUDGET.code : "internal error", nodes };
+  }
+})
