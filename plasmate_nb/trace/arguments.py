@@ -1,0 +1,151 @@
+"""Closed-schema argument parsing for the trace tools (reference §0.2, §2.2, §3.7, §3.8).
+
+``trace_status``, ``trace_export`` and ``trace_clear`` take exactly ``{session_id}``;
+``replay_validate`` takes ``{session_id, trace_id, sequence, confirmed?}``. Failures raise
+:class:`InvalidArguments` whose ``str()`` is the whole tool error text, in serde's wording
+(``Invalid arguments: unknown field `x`, expected `session_id```). Deliberate difference
+from serde: a message names fields and JSON kinds, **never argument values** (serde would
+print ``integer `5``` or ``string "..."``), and an unknown field name longer than 64 bytes
+is cut, so a hostile key cannot make the error large. Entries are checked in the order
+they arrive, like serde: the first offending entry wins; missing fields are reported
+after all entries, in declaration order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .compact import clean_text, truncate_utf8, utf8_len
+from .constants import MAX_HANDLE_BYTES
+
+_PREFIX = "Invalid arguments: "
+_U64_MAX = 2**64 - 1
+_HANDLE_FIELDS = ("session_id",)
+_REPLAY_FIELDS = ("session_id", "trace_id", "sequence", "confirmed")
+_REPLAY_REQUIRED = ("session_id", "trace_id", "sequence")
+
+
+class InvalidArguments(Exception):
+    """A trace tool's arguments did not match its closed schema. ``str()`` is the tool error."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayRequest:
+    """A parsed ``replay_validate`` call."""
+
+    session_id: str
+    trace_id: str
+    sequence: int
+    confirmed: bool = False
+
+
+def parse_trace_handle(arguments: Any) -> str:
+    """The ``session_id`` of a trace_status / trace_export / trace_clear call."""
+    fields = _fields(arguments)
+    session_id: str | None = None
+    for name, value in fields.items():
+        if name != "session_id":
+            raise _unknown_field(name, _HANDLE_FIELDS)
+        session_id = _string(value)
+    if session_id is None:
+        raise _missing("session_id")
+    if utf8_len(session_id) > MAX_HANDLE_BYTES:
+        raise InvalidArguments(f"{_PREFIX}session_id exceeds {MAX_HANDLE_BYTES} bytes")
+    return session_id
+
+
+def parse_replay_request(arguments: Any) -> ReplayRequest:
+    """The :class:`ReplayRequest` of a replay_validate call (``sequence`` 0 is accepted)."""
+    fields = _fields(arguments)
+    parsed: dict[str, Any] = {}
+    for name, value in fields.items():
+        if name in ("session_id", "trace_id"):
+            parsed[name] = _string(value)
+        elif name == "sequence":
+            parsed[name] = _u64(value)
+        elif name == "confirmed":
+            parsed[name] = _boolean(value)
+        else:
+            raise _unknown_field(name, _REPLAY_FIELDS)
+    for name in _REPLAY_REQUIRED:
+        if name not in parsed:
+            raise _missing(name)
+    if utf8_len(parsed["session_id"]) > MAX_HANDLE_BYTES or utf8_len(parsed["trace_id"]) > MAX_HANDLE_BYTES:
+        raise InvalidArguments(f"{_PREFIX}session_id or trace_id exceeds {MAX_HANDLE_BYTES} bytes")
+    return ReplayRequest(**parsed)
+
+
+def _fields(arguments: Any) -> Mapping[str, Any]:
+    if arguments is None:  # params.arguments defaults to {}
+        return {}
+    if not isinstance(arguments, Mapping):
+        raise InvalidArguments(f"{_PREFIX}invalid type: {_kind(arguments)}, expected an object")
+    return arguments
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _invalid_type(value, "a string")
+    return value
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _invalid_type(value, "a boolean")
+    return value
+
+
+def _u64(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _invalid_type(value, "u64")
+    if value < 0 or value > _U64_MAX:
+        raise InvalidArguments(f"{_PREFIX}invalid value: integer, expected u64")
+    return value
+
+
+def _kind(value: Any) -> str:
+    # serde's names for JSON kinds (without the value serde would also print).
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "floating point"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "sequence"
+    if isinstance(value, Mapping):
+        return "map"
+    return "value"
+
+
+def _invalid_type(value: Any, expected: str) -> InvalidArguments:
+    return InvalidArguments(f"{_PREFIX}invalid type: {_kind(value)}, expected {expected}")
+
+
+def _missing(name: str) -> InvalidArguments:
+    return InvalidArguments(f"{_PREFIX}missing field `{name}`")
+
+
+def _unknown_field(name: Any, expected: tuple[str, ...]) -> InvalidArguments:
+    shown = clean_text(name if isinstance(name, str) else str(name))
+    cut = truncate_utf8(shown, MAX_HANDLE_BYTES)
+    if cut != shown:
+        cut += "…"
+    if len(expected) == 1:
+        wanted = f"`{expected[0]}`"
+    else:
+        wanted = "one of " + ", ".join(f"`{field}`" for field in expected)
+    return InvalidArguments(f"{_PREFIX}unknown field `{cut}`, expected {wanted}")

@@ -1,0 +1,49 @@
+"""The one serialisation used wherever a trace payload becomes text.
+
+``compact_json`` matches serde_json's compact output: no whitespace and non-ASCII
+characters written as raw UTF-8 (not ``\\u`` escapes). Sizes are the UTF-8 length of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def compact_json(obj: Any) -> str:
+    """``json.dumps(obj, separators=(",", ":"), ensure_ascii=False)``."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def utf8_len(text: str) -> int:
+    """UTF-8 byte length of ``text`` (lone surrogates count as 3 bytes, as WTF-8)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def clean_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so it always encodes as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def truncate_utf8(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` whose UTF-8 form fits ``max_bytes`` (whole characters)."""
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    return data[:max_bytes].decode("utf-8", "ignore")
+
+
+def sorted_json(obj: Any) -> Any:
+    """A copy of ``obj`` with every object's keys sorted (serde_json ``Value`` order)."""
+    if isinstance(obj, dict):
+        return {key: sorted_json(obj[key]) for key in sorted(obj)}
+    if isinstance(obj, list | tuple):
+        return [sorted_json(item) for item in obj]
+    return obj
