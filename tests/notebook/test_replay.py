@@ -1,0 +1,107 @@
+"""Replay plans: the reference's checks in order, the failing one marked, drift explained."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import plasmate_nb.notebook as nb
+from plasmate_nb.client.base import Transport
+from plasmate_nb.notebook.replay import FAILED, NOT_REACHED, PASSED, SKIPPED
+
+ORDER = [
+    "cross_session", "event_not_retained", "unsupported_action", "origin_drift", "page_drift",
+    "target_missing", "target_ambiguous", "action_unavailable", "state_drift", "confirmation",
+]  # fmt: skip
+
+
+def _states(plan: nb.ReplayPlan) -> list[str]:
+    return [check.state for check in plan.checks]
+
+
+def _assert_failed_at(plan: nb.ReplayPlan, name: str) -> None:
+    assert [c.name for c in plan.checks] == ORDER
+    index = ORDER.index(name)
+    assert _states(plan)[index] == FAILED
+    assert set(_states(plan)[:index]) <= {PASSED, SKIPPED}
+    assert set(_states(plan)[index + 1 :]) == ({NOT_REACHED} if index + 1 < len(ORDER) else set())
+    text, html = repr(plan), plan._repr_html_()
+    assert "execution_available: false" in text and "execution_available: <b>false</b>" in html
+    positions = [html.index(f"<td>{check}</td>") for check in ORDER]
+    assert positions == sorted(positions)  # shown in the reference's order
+
+
+@pytest.fixture
+def session(transport: Transport, login_url: str):
+    with nb.Session(transport) as s:
+        yield s
+
+
+def test_refusals_each_mark_their_check(session: nb.Session, login_url: str) -> None:
+    page = session.open(login_url)
+    session.toggle(page.find(role="checkbox"))  # 2: changes state, same URL
+    session.scroll()  # 3: no state change
+    session.scroll()  # 4
+    _assert_failed_at(session.replay_validate(99), "event_not_retained")
+    _assert_failed_at(session.replay_validate(1), "unsupported_action")
+    state = session.replay_validate(2)
+    _assert_failed_at(state, "state_drift")
+    assert state.drift == "state_drift" and "only keyed hashes" in state.explanation.lower()
+    assert "what changed cannot be shown" in repr(state)
+    session.click(page.find(role="link", text="Welcome"))
+    drift = session.replay_validate(4)
+    _assert_failed_at(drift, "page_drift")
+    assert drift.status == "refused" and drift.message.startswith("current keyed page URL fingerprint")
+
+
+def test_confirmation_then_validated(session: nb.Session, login_url: str) -> None:
+    session.open(login_url)
+    session.scroll()
+    session.scroll()
+    pending = session.replay_validate(3)
+    assert pending.status == "confirmation_required" and pending.drift is None
+    _assert_failed_at(pending, "confirmation")
+    assert _states(pending)[5:8] == [SKIPPED] * 3  # a page scroll has no recorded target
+    done = session.replay_validate(3, confirmed=True)
+    assert done.status == "validated" and set(_states(done)) == {PASSED, SKIPPED}
+    assert done.execution_available is False and done.payload["parameters"]["pixels"] == 300
+
+
+def test_targeted_event_validates_with_its_target(session: nb.Session, login_url: str) -> None:
+    page = session.open(login_url)
+    session.toggle(page.find(role="checkbox"))
+    session.toggle(page.find(role="checkbox"))  # back to the state event 2 started from
+    assert session.replay_validate(3).drift == "state_drift"
+    plan = session.replay_validate(2, confirmed=True)
+    assert plan.status == "validated" and _states(plan)[5:8] == [PASSED] * 3
+    assert plan.payload["target"]["role"] == "checkbox"
+
+
+async def test_cross_session_trace_id_is_refused(transport: Transport, login_url: str) -> None:
+    async with nb.AsyncSession(transport) as a, nb.AsyncSession(transport) as b:
+        await a.open(login_url)
+        await b.open(login_url)
+        payload = await transport.call(
+            "replay_validate", {"session_id": a.session_id, "trace_id": b.trace_id, "sequence": 1}
+        )
+        _assert_failed_at(nb.ReplayPlan(payload), "cross_session")
+
+
+@pytest.mark.parametrize("drift", ORDER[:-1])
+def test_checklist_for_every_drift_code(drift: str) -> None:
+    payload = {"drift": drift, "execution": "validation_only", "execution_available": False, "message": "m",
+               "schema": "plasmate.trace.v1", "sequence": 3, "side_effects": False, "status": "refused", "trace_id": "t"}  # fmt: skip
+    plan = nb.ReplayPlan(payload)
+    _assert_failed_at(plan, drift)
+    assert plan.explanation == nb.DRIFT_EXPLANATIONS[drift]
+
+
+def test_replay_validate_all(session: nb.Session, login_url: str) -> None:
+    page = session.open(login_url)
+    session.toggle(page.find(role="checkbox"))
+    session.scroll()
+    table = session.replay_validate_all(progress=False)
+    assert list(table.columns) == ["sequence", "action", "status", "drift", "message"]
+    assert str(table["sequence"].dtype) == "Int64" and table["sequence"].tolist() == [1, 2, 3]
+    assert table["status"].tolist() == ["refused", "refused", "confirmation_required"]
+    assert table["drift"].tolist()[:2] == ["unsupported_action", "state_drift"] and pd.isna(table["drift"].iloc[2])

@@ -1,0 +1,149 @@
+"""Events tables, export files and the trace JSON Schema (load_trace / load_traces)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import plasmate_nb.notebook as nb
+from plasmate_nb.client.base import Transport
+
+TYPED = {
+    "sequence": "Int64", "action": "string", "outcome": "string", "error_class": "string",
+    "duration_ms": "Int64", "target_role": "string", "target_id": "string", "before_origin": "string",
+    "after_origin": "string", "before_has_page": "boolean", "after_has_page": "boolean",
+    "state_changed": "boolean", "url_changed": "boolean", "redacted_fields": "string",
+    "redacted_bytes": "Int64", "append": "boolean", "direction": "string", "pixels": "Int64",
+    "targeted": "boolean", "cookie_count": "Int64", "filter_present": "boolean",
+}  # fmt: skip
+
+
+@pytest.fixture
+def export(transport: Transport, login_url: str) -> nb.TraceExport:
+    with nb.Session(transport) as s:
+        page = s.open(login_url)
+        s.type_text(page.find(label="Email"), "ünïcode@example.com")
+        s.select_option(page.find(label="Plan"), "team")
+        s.scroll("up", 50)
+        s.click(page.find(role="link", text="Welcome"))
+        s.clear_cookies()
+        return s.trace.export()
+
+
+def test_events_table_is_typed_and_flat(export: nb.TraceExport, site_url: str) -> None:
+    events = export.events()
+    assert {name: str(dtype) for name, dtype in events.dtypes.items()} == TYPED
+    assert events["sequence"].tolist() == [1, 2, 3, 4, 5, 6]
+    typed = events.iloc[1]
+    assert typed["redacted_fields"] == "text" and typed["redacted_bytes"] == len("ünïcode@example.com".encode())
+    assert typed["state_changed"] and not typed["url_changed"] and typed["target_role"] == "text_input"
+    assert typed["target_id"].startswith("plasmate-trace-id:v1:")
+    assert events.iloc[2]["redacted_fields"] == "value" and events.iloc[2]["redacted_bytes"] == 4
+    scroll = events.iloc[3]
+    assert (scroll["direction"], scroll["pixels"], scroll["targeted"], scroll["state_changed"]) == ("up", 50, False, False)
+    assert events.iloc[4]["url_changed"] and not events.iloc[5]["filter_present"]
+    opened = events.iloc[0]
+    assert pd.isna(opened["before_origin"]) and opened["after_origin"] == site_url
+    assert not opened["before_has_page"] and opened["after_has_page"]
+
+
+def test_empty_events_table_keeps_columns(transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        s.open(login_url, trace=False)
+        events = s.trace.events()
+    assert events.empty and {name: str(dtype) for name, dtype in events.dtypes.items()} == TYPED
+
+
+def test_to_json_load_trace_round_trip(export: nb.TraceExport, tmp_path: Path) -> None:
+    path = export.to_json(tmp_path / "trace.json")
+    loaded = nb.load_trace(path)
+    assert loaded.payload == export.payload and loaded == export
+    assert nb.load_trace(str(path)) == export
+    assert nb.load_trace(path.read_text()) == export
+    assert nb.load_trace(copy.deepcopy(export.payload)) == export
+    close_payload = {"closed": True, "session_id": export.session_id, "final_trace": export.payload}
+    assert nb.load_trace(close_payload) == export
+    pd.testing.assert_frame_equal(loaded.events(), export.events())
+
+
+def test_to_parquet(export: nb.TraceExport, tmp_path: Path) -> None:
+    path = export.to_parquet(tmp_path / "events.parquet")
+    table = pd.read_parquet(path)
+    assert table["trace_id"].unique().tolist() == [export.trace_id]
+    assert table["sequence"].tolist() == export.events()["sequence"].tolist()
+
+
+def test_schema_is_draft_2020_12_with_patterns() -> None:
+    schema = nb.schema()
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$defs"]["url_fingerprint"]["pattern"] == "^plasmate-url:v1:[0-9a-f]{64}$"
+    assert "close_page" in schema["$defs"]["event"]["properties"]["action"]["enum"]
+
+
+def _broken(payload: dict, mutate) -> dict:
+    document = copy.deepcopy(payload)
+    mutate(document)
+    return document
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "words"),
+    [
+        (lambda d: d["events"][0].pop("outcome"), "$.events[0]", "'outcome' is a required property"),
+        (lambda d: d["events"][1]["before"].update(fingerprint="plasmate-state:v1:xyz"), "$.events[1].before.fingerprint", "does not match"),
+        (lambda d: d["events"][2].update(action="teleport"), "$.events[2].action", "is not one of"),
+        (lambda d: d["events"][1]["parameters"].update(text="leaked"), "$.events[1].parameters", "Additional properties"),
+        (lambda d: d["events"][3].update(outcome="error"), "$.events[3]", "'error_class' is a required property"),
+        (lambda d: d.update(extra=1), "$", "Additional properties"),
+        (lambda d: d.update(retained_events="6"), "$.retained_events", "is not of type 'integer'"),
+        (lambda d: d.update(retained_events=5), "$.retained_events", "events has 6"),
+        (lambda d: d.update(next_sequence=99), "$.next_sequence", "next_sequence - 1 must equal"),
+    ],
+)  # fmt: skip
+def test_load_trace_rejects_malformed_documents_naming_the_path(export, mutate, path, words) -> None:
+    with pytest.raises(nb.TraceFormatError) as caught:
+        nb.load_trace(_broken(export.payload, mutate))
+    assert caught.value.path == path and path in str(caught.value) and words in str(caught.value)
+
+
+def test_load_trace_rejects_non_json_and_missing_files(tmp_path: Path) -> None:
+    with pytest.raises(nb.TraceFormatError, match=r"JSON text: \$: invalid JSON"):
+        nb.load_trace("{not json")
+    with pytest.raises(nb.TraceFormatError, match=r"cannot read file"):
+        nb.load_trace(tmp_path / "absent.json")
+    with pytest.raises(nb.TraceFormatError, match=r"\$: .* is not of type 'object'"):
+        nb.load_trace("[1, 2]")
+
+
+def test_load_trace_accepts_the_omitted_marker() -> None:
+    marker = {"schema": "plasmate.trace.v1", "omitted": True, "reason": "bounded final trace export exceeded the MCP response ceiling"}
+    assert isinstance(nb.load_trace(json.dumps(marker)), nb.FinalTraceOmitted)
+
+
+def test_load_traces_across_files(export: nb.TraceExport, tmp_path: Path, transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        other = s.trace.export()
+    export.to_json(tmp_path / "a.json")
+    other.to_json(tmp_path / "b.json")
+    (tmp_path / "notes.txt").write_text("ignored")
+    table = nb.load_traces(tmp_path)
+    assert list(table.columns) == ["trace_id", *TYPED]
+    assert str(table["trace_id"].dtype) == "string" and str(table["sequence"].dtype) == "Int64"
+    assert table.groupby("trace_id").size().to_dict() == {export.trace_id: 6, other.trace_id: 1}
+    full = nb.load_traces([tmp_path / "a.json", other.payload], validate="full")
+    pd.testing.assert_frame_equal(full, table)
+
+
+@pytest.mark.parametrize("validate", ["fast", "full"])
+def test_load_traces_rejects_malformed_event_with_source_and_path(export, tmp_path: Path, validate: str) -> None:
+    export.to_json(tmp_path / "good.json")
+    bad = _broken(export.payload, lambda d: d["events"][2]["before"].pop("origin"))
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(nb.TraceFormatError) as caught:
+        nb.load_traces(tmp_path, validate=validate)
+    assert "bad.json" in str(caught.value) and caught.value.path == "$.events[2].before"
