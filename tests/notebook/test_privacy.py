@@ -1,0 +1,137 @@
+"""Privacy: secrets typed, selected, put in URLs or cookies never reach a table, widget
+state, repr or exception text of the notebook layer (SPEC §7, reference §3.4)."""
+
+from __future__ import annotations
+
+import json
+import string
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import plasmate_nb.notebook as nb
+from plasmate_nb.client.base import ToolError, Transport
+
+# A marker prefix keeps a generated secret from matching ordinary page or trace text.
+secrets = st.text(alphabet=string.ascii_letters + string.digits, min_size=8, max_size=24).map(lambda s: "zqx" + s)
+
+
+def _texts(obj: Any) -> list[str]:
+    """Every displayable rendering of ``obj`` the notebook layer produces."""
+    out = [repr(obj), str(obj)]
+    if hasattr(obj, "_repr_html_"):
+        out.append(obj._repr_html_())
+    if hasattr(obj, "_repr_mimebundle_"):
+        out.append(json.dumps(obj._repr_mimebundle_(), default=str))
+    if hasattr(obj, "get_state"):
+        out.append(json.dumps(obj.get_state(), default=str))
+    return out
+
+
+def _frame_texts(frame: Any) -> list[str]:
+    return [frame.to_string(), frame.to_html(), *(str(v) for v in frame.to_numpy().ravel())]
+
+
+def _surfaces(s: nb.Session, extra: list[Any]) -> list[str]:
+    texts: list[str] = []
+    for obj in [s, s.page, s.trace.status(), s.trace.export(), *extra]:
+        texts += _texts(obj)
+    if s.page is not None:
+        texts += _frame_texts(s.page.elements)
+    texts += _frame_texts(s.trace.events())
+    texts += _frame_texts(s.replay_validate_all(progress=False))
+    dashboard, panel = s.trace.dashboard(), s.replay_panel()
+    texts += [*_texts(dashboard), dashboard.snapshot_html(), *_texts(panel)]
+    for sequence in s.trace.export().events()["sequence"].tolist():
+        texts += _texts(s.replay_validate(sequence, confirmed=True))
+    dashboard.stop()
+    panel.stop()
+    return texts
+
+
+def _assert_absent(secret: str, texts: list[str]) -> None:
+    leaks = [t for t in texts if secret in t]
+    assert not leaks, f"secret leaked into: {leaks[0][:300]}"
+
+
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SETTINGS
+@given(secret=secrets)
+def test_typed_and_selected_secrets_never_show(transport: Transport, login_url: str, secret: str) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url)
+        s.type_text(page.find(label="Email"), secret)  # a text input's live value is in the SOM
+        s.type_text(page.find(label="Password"), secret, append=True)
+        errors: list[Any] = []
+        for call in (
+            lambda: s.select_option(page.find(label="Plan"), secret),  # "Option not found: <value>"
+            lambda: s.type_text(page.find(role="button"), secret),
+        ):
+            with pytest.raises(ToolError) as caught:
+                call()
+            errors.append(caught.value)
+        s.select_option(page.find(label="Plan"), "team")
+        surfaces = _surfaces(s, errors) + [str(e) for e in errors]
+        assert s.trace.events()["redacted_bytes"].tolist()[1] == len(secret)
+        final = s.close()
+    _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events()))
+
+
+@SETTINGS
+@given(secret=secrets, where=st.sampled_from(["path", "query", "fragment", "userinfo"]))
+def test_url_secrets_never_show(transport: Transport, site_url: str, secret: str, where: str) -> None:
+    scheme, host = site_url.split("://")
+    url = {
+        "path": f"{site_url}/login.html/{secret}",
+        "query": f"{site_url}/login.html?token={secret}",
+        "fragment": f"{site_url}/login.html#{secret}",
+        "userinfo": f"{scheme}://user:{secret}@{host}/login.html",
+    }[where]
+    errors: list[Any] = []
+    with nb.Session(transport) as s:
+        try:
+            s.open(url)
+        except ToolError as error:  # an engine may refuse credentials in URLs
+            errors.append(error)
+            s.open(f"{site_url}/login.html")
+        if not errors:
+            s.navigate(url.replace("login.html", "welcome.html"))
+        try:
+            s.navigate(f"http://unreachable.invalid/{secret}?q={secret}")
+        except ToolError as error:  # "Failed to fetch <url>: ..." echoes the URL
+            errors.append(error)
+        surfaces = _surfaces(s, errors) + [str(e) for e in errors] + [repr(e) for e in errors]
+        final = s.close()
+    _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events()))
+
+
+@SETTINGS
+@given(secret=secrets)
+def test_cookie_secrets_never_show(transport: Transport, login_url: str, secret: str) -> None:
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        s.set_cookies([{"name": f"n{secret}", "value": secret, "domain": "127.0.0.1"}])
+        cookies = s.cookies()
+        assert cookies[0]["value"] == secret  # readable on purpose, never displayed
+        s.clear_cookies(name=f"n{secret}")
+        surfaces = _surfaces(s, [cookies])
+        final = s.close()
+    _assert_absent(secret, surfaces + _texts(final))
+
+
+def test_session_keeps_no_copy_of_secrets(transport: Transport, login_url: str) -> None:
+    secret = "zqxNeverKeptAnywhere42"
+    s = nb.Session(transport)
+    page = s.open(login_url)
+    s.type_text(page.find(label="Password"), secret)
+    with pytest.raises(ToolError) as caught:
+        s.select_option(page.find(label="Plan"), secret)
+    assert caught.value.__context__ is None and caught.value.__cause__ is None
+    assert secret not in str(caught.value) and "[redacted]" in str(caught.value)
+    held = [vars(s), vars(s._core), vars(s._core.page)]
+    assert secret not in repr(held)
+    s.close()
