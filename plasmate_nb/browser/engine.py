@@ -151,6 +151,7 @@ class Engine:
             self._sessions.pop(session.id, None)
             await session.close()
             raise
+        session.touch()
         return session
 
     def get(self, session_id: str) -> BrowserSession:
@@ -207,7 +208,8 @@ class Engine:
         while True:
             await asyncio.sleep(period)
             for session in list(self._sessions.values()):
-                if session.idle_ms / 1000 <= timeout or session.lock.locked():
+                # A session still opening (no page yet) is never idle.
+                if session.som is None or session.idle_ms / 1000 <= timeout or session.lock.locked():
                     continue
                 async with session.lock:
                     if session.idle_ms / 1000 > timeout and self._sessions.get(session.id) is session:

@@ -289,7 +289,8 @@ class BrowserSession:
         self._check_connected()
         if self._page is None or self._page_crashed:
             await self._replace_page()
-        assert self._page is not None
+        if self._page is None:
+            raise ActionError(LOST_BROWSER if self._lost else "Pipeline error: the session page could not be reopened")
         return self._page
 
     async def _page_with_som(self) -> Page:
@@ -391,7 +392,10 @@ class BrowserSession:
         old, self._page = self._page, None
         if old is not None:
             await _close_quietly(old)
-        await self.start_page()
+        try:
+            await self.start_page()
+        except PlaywrightError:
+            return  # context or browser gone; the next action reports it
         assert self._page is not None
         if self.url is not None:
             await self._reload_last_good(self._page)

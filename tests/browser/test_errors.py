@@ -1,0 +1,143 @@
+"""The reference's error strings (§2.2) in their check order, and failures that keep state."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError
+from plasmate_nb.trace import TraceLog
+from tests.browser.conftest import attrs, eid
+
+CONFIG = EngineConfig(navigation_timeout=10, action_timeout=2, evaluate_timeout=2, settle_timeout=1)
+UNKNOWN = "e_ffffffffffff"
+ELEMENT_ACTIONS = {
+    "click": lambda s, i: s.click(i),
+    "type_text": lambda s, i: s.type_text(i, "text"),
+    "select_option": lambda s, i: s.select_option(i, "m"),
+    "scroll": lambda s, i: s.scroll(element_id=i),
+    "toggle": lambda s, i: s.toggle(i),
+    "clear": lambda s, i: s.clear(i),
+}
+PAGE_ACTIONS = {**ELEMENT_ACTIONS, "evaluate": lambda s, i: s.evaluate("1"), "page_scroll": lambda s, i: s.scroll()}
+
+
+@pytest_asyncio.fixture(scope="module")
+async def engine() -> AsyncIterator[Engine]:
+    async with Engine(CONFIG) as running:
+        yield running
+
+
+@pytest_asyncio.fixture
+async def kinds(engine, fixture_server):
+    session = await engine.open(f"{fixture_server}/browser/kinds.html")
+    yield session
+    await engine.close_session(session.id)
+
+
+def message(info: pytest.ExceptionInfo[BaseException]) -> str:
+    return str(info.value)
+
+
+async def test_unknown_session(engine):
+    with pytest.raises(EngineError) as info:
+        engine.get("nope")
+    assert message(info) == "Session not found: nope"
+    with pytest.raises(EngineError, match=r"^Session not found: nope$"):
+        await engine.close_session("nope")
+
+
+@pytest.mark.parametrize("action", sorted(PAGE_ACTIONS))
+async def test_no_page_loaded_comes_before_element_checks(engine, action):
+    # A session whose open has not navigated yet (the window the reference describes in §4).
+    context, guard = await engine._new_context()
+    session = BrowserSession(session_id="s", trace=TraceLog(enabled=False), context=context,
+                             config=engine.config, policy=engine.policy, guard=guard)
+    try:
+        await session.start_page()
+        with pytest.raises(ActionError) as info:
+            await PAGE_ACTIONS[action](session, UNKNOWN)
+        assert message(info) == "No page loaded in session"
+        assert session.page_state().url is None and session.page_state().som is None
+    finally:
+        await session.close()
+
+
+@pytest.mark.parametrize("action", sorted(ELEMENT_ACTIONS))
+async def test_unknown_element_id(kinds, action):
+    with pytest.raises(ActionError) as info:
+        await ELEMENT_ACTIONS[action](kinds, UNKNOWN)
+    assert message(info) == f"Element not found: {UNKNOWN}"
+
+
+async def test_type_into_a_non_typeable_element_is_checked_before_the_dom(kinds):
+    button = eid(kinds, "plain")
+    with pytest.raises(ActionError) as info:
+        await kinds.type_text(button, "hello")
+    assert message(info) == f"Element does not support type: {button}"
+
+
+@pytest.mark.parametrize("action", sorted(ELEMENT_ACTIONS))
+async def test_node_gone_from_the_dom(kinds, action):
+    doomed = eid(kinds, "doomed")
+    await kinds.click(eid(kinds, "vanish"))
+    assert eid(kinds, "doomed") == doomed  # still in the latest SOM...
+    await asyncio.sleep(0.5)  # ...but the page removes the node 200 ms after the click
+    with pytest.raises(ActionError) as info:
+        await ELEMENT_ACTIONS[action](kinds, doomed)
+    assert message(info) == "Element not found in DOM"
+
+
+async def test_select_errors_in_order(kinds):
+    with pytest.raises(ActionError) as info:
+        await kinds.select_option(eid(kinds, "name"), "m")
+    assert message(info) == "Element is not a <select>"
+    with pytest.raises(ActionError) as info:
+        await kinds.select_option(eid(kinds, "size"), "Huge secret size")
+    assert message(info) == "Option not found: value of 16 bytes"  # never echoes the value
+    await kinds.select_option(eid(kinds, "size"), "Large")
+    assert attrs(kinds, "size").get("value") == "l"
+
+
+async def test_toggle_on_a_wrong_kind(kinds):
+    with pytest.raises(ActionError) as info:
+        await kinds.toggle(eid(kinds, "name"))
+    assert message(info) == "Element is not a checkbox, radio button, or details element"
+
+
+async def test_failed_fetch_keeps_the_last_good_state(kinds, fixture_server):
+    before_url, before_som = kinds.url, kinds.som.text
+    with pytest.raises(ActionError) as info:
+        await kinds.navigate("http://127.0.0.1:9/private/path?q=secret#frag")
+    text = message(info)
+    assert text.startswith("Failed to fetch http://127.0.0.1:9/…: Navigation failed: net::ERR_")
+    assert "private" not in text and "secret" not in text
+    assert (kinds.url, kinds.som.text) == (before_url, before_som)
+    await kinds.type_text(eid(kinds, "name"), "still usable")
+    assert attrs(kinds, "name").get("value") == "still usable"
+
+
+async def test_http_error_and_redirect_loop(kinds, demo):
+    with pytest.raises(ActionError, match=r"^Failed to fetch http://127\.0\.0\.1:\d+/…: HTTP error 500: "):
+        await kinds.navigate(demo.url("/faults/500"))
+    with pytest.raises(ActionError, match="ERR_TOO_MANY_REDIRECTS"):
+        await kinds.navigate(demo.url("/faults/redirect-loop"))
+    assert kinds.url.endswith("/browser/kinds.html")
+    assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
+
+
+async def test_typed_text_never_in_error_messages(kinds):
+    # role=textbox makes a typeable SOM element, but Playwright refuses to fill a plain <div>.
+    with pytest.raises(ActionError) as info:
+        await kinds.type_text(eid(kinds, "fake"), "top-secret-typed")
+    assert message(info).startswith("Type failed: ")
+    assert "top-secret-typed" not in message(info)
+
+
+async def test_evaluate_exception_is_an_action_error(kinds):
+    with pytest.raises(ActionError, match=r"^Evaluate failed: "):
+        await kinds.evaluate("nosuchname.x")
+    assert await kinds.evaluate("1 + 1") == 2

@@ -1,0 +1,114 @@
+"""URL policy (SPEC §3): blocked for direct opens and for every navigation the page starts."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from plasmate_nb.browser import ActionError, Engine, EngineConfig, EngineError, PolicyViolation, UrlPolicy
+from tests.browser.conftest import eid
+
+TIMEOUTS = {"navigation_timeout": 5, "action_timeout": 2, "evaluate_timeout": 2, "settle_timeout": 1}
+NOT_ROUTABLE = "Outbound URL blocked: address 127.0.0.1 is not globally routable"
+
+
+@pytest_asyncio.fixture(scope="module")
+async def closed_engine() -> AsyncIterator[Engine]:
+    async with Engine(EngineConfig(allow_private_network=False, **TIMEOUTS)) as running:
+        yield running
+
+
+@pytest_asyncio.fixture(scope="module")
+async def allow_listed() -> AsyncIterator[Engine]:
+    config = EngineConfig(allow_private_network=False, allowed_hosts=("127.0.0.1",), **TIMEOUTS)
+    async with Engine(config) as running:
+        yield running
+
+
+@pytest_asyncio.fixture
+async def probes(allow_listed, fixture_server):
+    session = await allow_listed.open(f"{fixture_server}/browser/policy.html")
+    yield session
+    await allow_listed.close_session(session.id)
+
+
+@pytest.mark.parametrize(("url", "reason"), [
+    ("http://127.0.0.1:{port}/index.html", "address 127.0.0.1 is not globally routable"),
+    ("http://localhost:{port}/index.html", "address 127.0.0.1 is not globally routable"),
+    ("http://169.254.169.254/latest/meta-data", "address 169.254.169.254 is not globally routable"),
+    ("http://[::1]:{port}/", "address ::1 is not globally routable"),
+    ("http://10.1.2.3/", "address 10.1.2.3 is not globally routable"),
+    ("file:///etc/passwd", "outbound URL scheme 'file' is not allowed; only http and https are permitted"),
+    ("http://user:pw@127.0.0.1:{port}/", "outbound URLs containing credentials are not allowed"),
+])
+async def test_direct_open_is_blocked(closed_engine, demo, url, reason):
+    url = url.format(port=demo.base_url.rsplit(":", 1)[1])
+    with pytest.raises(EngineError) as info:
+        await closed_engine.open(url)
+    assert str(info.value).endswith(": Outbound URL blocked: " + reason)
+    assert str(info.value).startswith("Failed to fetch ")
+    assert "pw" not in str(info.value) and "meta-data" not in str(info.value)
+    assert closed_engine.sessions() == []
+
+
+async def test_allow_list_lets_the_demo_site_through(allow_listed, demo):
+    session = await allow_listed.open(demo.url("/login.html"))
+    try:
+        assert session.view()["title"] == "Sign in"
+        await session.navigate(demo.url("/redirect?to=/welcome.html"))  # allowed redirect hop
+        assert session.url == demo.url("/welcome.html")
+    finally:
+        await allow_listed.close_session(session.id)
+
+
+async def test_link_click_to_a_loopback_name_is_blocked(probes):
+    before = (probes.url, probes.som.text)
+    with pytest.raises(ActionError) as info:
+        await probes.click(eid(probes, "loopback-link"))
+    assert str(info.value) == "Navigation failed: " + NOT_ROUTABLE
+    assert (probes.url, probes.som.text) == before
+    await probes.click(eid(probes, "same-host"))  # still usable; allowed navigation works
+    assert probes.url.endswith("/browser/target.html")
+
+
+async def test_script_navigation_is_blocked(probes):
+    with pytest.raises(ActionError) as info:
+        await probes.click(eid(probes, "script-nav"))
+    assert str(info.value) == "Navigation failed: Outbound URL blocked: address 127.0.0.2 is not globally routable"
+    with pytest.raises(ActionError, match="Outbound URL blocked"):
+        await probes.evaluate("location.href = 'http://localhost:' + location.port + '/'")
+    assert await probes.evaluate("location.pathname") == "/browser/policy.html"
+
+
+async def test_redirects_to_loopback_are_blocked_at_every_hop(probes, demo):
+    port = demo.base_url.rsplit(":", 1)[1]
+    one_hop = demo.url(f"/redirect?to=http://localhost:{port}/welcome.html")
+    two_hops = demo.url(f"/redirect?to=/redirect%3Fto%3Dhttp://localhost:{port}/welcome.html")
+    for url in (one_hop, two_hops):
+        with pytest.raises(ActionError) as info:
+            await probes.navigate(url)
+        assert str(info.value).endswith(NOT_ROUTABLE)
+        assert probes.url.endswith("/browser/policy.html")
+
+
+async def test_subresources_are_routed_too(probes):
+    status = await probes.evaluate(
+        "fetch('http://localhost:' + location.port + '/browser/target.html').then(() => 'fetched', () => 'refused')")
+    assert status == "refused"
+    same = await probes.evaluate("fetch('/browser/target.html').then(r => r.status)")
+    assert same == 200
+
+
+async def test_policy_object_rules():
+    open_policy = UrlPolicy()
+    assert not open_policy.restricts_network
+    await open_policy.check("http://127.0.0.1/")  # notebook default: private allowed
+    with pytest.raises(PolicyViolation, match="scheme 'ftp'"):
+        await open_policy.check("ftp://example.com/")  # scheme rule always applies
+    strict = UrlPolicy(allow_private_network=False, allowed_hosts=("LOCALHOST",))
+    await strict.check("http://localhost:1/")  # allow-list is case-insensitive
+    for address in ("0.0.0.0", "224.0.0.1", "[fd00:ec2::254]", "[::ffff:127.0.0.1]", "100.64.0.1"):
+        with pytest.raises(PolicyViolation, match="is not globally routable"):
+            await strict.check(f"http://{address}/")
