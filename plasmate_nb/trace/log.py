@@ -365,12 +365,20 @@ class TraceLog:
         som = None if page.session_closed else page.som
 
         def live_matches(recorded: Mapping[str, Any]) -> list[LiveMatch]:
+            # Equal stable key and role, as the reference matches. The element id is the
+            # first entry of the stable-key input, so an equal stable key implies an equal
+            # target_id: checking that short HMAC first skips the 9-entry JSON for the rest.
             role, stable_key = recorded.get("role"), recorded.get("stable_key")
+            target_id = recorded.get("target_id")
+            key = self._key
             matches: list[LiveMatch] = []
             for element in iter_elements(som):
-                if not isinstance(element.get("id"), str) or _role(element) != role:
+                element_id = element.get("id")
+                if not isinstance(element_id, str) or not _role_is(element, role):
                     continue
-                if self._key.stable_key(element) == stable_key:
+                if target_id is not None and key.target_id(element_id) != target_id:
+                    continue
+                if key.stable_key(element) == stable_key:
                     matches.append((element, self._target_of(element)))
             return matches
 
@@ -399,3 +407,11 @@ class TraceLog:
 def _role(element: Mapping[str, Any]) -> str | None:
     role = element.get("role")
     return clean_text(role) if isinstance(role, str) else None
+
+
+def _role_is(element: Mapping[str, Any], role: Any) -> bool:
+    """``_role(element) == role``, without cleaning the common (ASCII) case."""
+    raw = element.get("role")
+    if isinstance(raw, str) and not raw.isascii():
+        return clean_text(raw) == role
+    return (raw if isinstance(raw, str) else None) == role

@@ -38,7 +38,8 @@ DEFAULT_PORTS: dict[str, int] = {"http": 80, "https": 443, "ws": 80, "wss": 443,
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _STRIP = "".join(chr(c) for c in range(0x21))  # C0 controls and space
-_FORBIDDEN_HOST = frozenset("\x00\t\n\r #/:<>?@[\\]^|%\x7f") | frozenset(chr(c) for c in range(0x20))
+# Forbidden domain code points: C0 controls, space, # % / : < > ? @ [ \ ] ^ | and DEL.
+_FORBIDDEN_HOST = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
 
 
 def origin(url: object) -> str | None:
@@ -112,12 +113,13 @@ def _parse_host(raw: str) -> str | None:
         return None
     if raw.startswith("["):
         return _parse_ipv6(raw[1:-1])
-    try:
-        decoded = unquote_to_bytes(raw).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    host = _domain_to_ascii(decoded)
-    if host is None or not host or any(ch in _FORBIDDEN_HOST for ch in host):
+    if "%" in raw:
+        try:
+            raw = unquote_to_bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    host = _domain_to_ascii(raw)
+    if not host or _FORBIDDEN_HOST.search(host):
         return None
     if _ends_in_number(host):
         return _parse_ipv4(host)
