@@ -28,13 +28,20 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from playwright.async_api import BrowserContext, ElementHandle, Page
+from playwright.async_api import BrowserContext, ElementHandle, Page, Response
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.errors import ActionError
-from plasmate_nb.browser.messages import LOST_BROWSER, describe, is_closed, is_timeout, timeout_text
+from plasmate_nb.browser.messages import (
+    LOST_BROWSER,
+    describe,
+    is_closed,
+    is_timeout,
+    reduce_url,
+    timeout_text,
+)
 from plasmate_nb.browser.navigation import dismiss_dialog, goto, settle
 from plasmate_nb.browser.policy import BLOCKED_PREFIX, PolicyGuard, UrlPolicy
 from plasmate_nb.som import CompiledSom, SomCompileError, compile_page
@@ -110,6 +117,7 @@ class BrowserSession:
         self._lost = False
         self._opening_page = False
         self._page_crashed = False
+        self._navigation_error: str | None = None  # HTTP error of a page-started navigation
         context.on("page", self._on_new_page)
 
     def __repr__(self) -> str:  # no URL: paths and queries may be private
@@ -151,6 +159,7 @@ class BrowserSession:
             self._opening_page = False
         page.on("dialog", dismiss_dialog)
         page.on("crash", self._on_crash)
+        page.on("response", self._on_response)
         page.set_default_timeout(self._config.action_timeout * 1000)
         page.set_default_navigation_timeout(self._config.navigation_timeout * 1000)
         self._page = page
@@ -176,10 +185,16 @@ class BrowserSession:
     def _on_crash(self, _page: Page) -> None:
         self._page_crashed = True
 
+    def _on_response(self, response: Response) -> None:
+        request = response.request
+        if response.status >= 400 and request.is_navigation_request() and request.frame.parent_frame is None:
+            self._navigation_error = f"HTTP error {response.status}: {reduce_url(response.url)}"
+
     # ----- actions -------------------------------------------------------------------------
 
     async def navigate(self, url: str) -> None:
         page = await self._live_page()
+        self._navigation_error = None
         try:
             await goto(page, url, policy=self._policy, guard=self._guard,
                        timeout=self._config.navigation_timeout)
@@ -339,6 +354,7 @@ class BrowserSession:
         limit = timeout if timeout is not None else self._config.action_timeout
         if self._guard is not None:
             self._guard.take_blocked()
+        self._navigation_error = None
         try:
             # A second, outer bound: Playwright's own timeouts cannot fire while the driver waits on a hung renderer.
             await asyncio.wait_for(operation(), limit + 1.0)
@@ -359,6 +375,10 @@ class BrowserSession:
         if blocked is not None:
             await self._restore(page)
             raise ActionError(f"{blocked_prefix}: {BLOCKED_PREFIX}{blocked}")
+        failed, self._navigation_error = self._navigation_error, None
+        if failed is not None:
+            await self._restore(page)
+            raise ActionError(f"{blocked_prefix}: {failed}")
         try:
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (SomCompileError, PlaywrightError, TimeoutError) as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -10,7 +11,7 @@ import pytest_asyncio
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError
 from plasmate_nb.trace import TraceLog
-from tests.browser.conftest import attrs, eid
+from tests.browser.conftest import attrs, eid, element
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=2, evaluate_timeout=2, settle_timeout=1)
 UNKNOWN = "e_ffffffffffff"
@@ -141,3 +142,16 @@ async def test_evaluate_exception_is_an_action_error(kinds):
     with pytest.raises(ActionError, match=r"^Evaluate failed: "):
         await kinds.evaluate("nosuchname.x")
     assert await kinds.evaluate("1 + 1") == 2
+
+
+async def test_link_to_an_http_error_fails_and_keeps_the_page(engine, demo):
+    session = await engine.open(demo.url("/index.html"))
+    try:
+        before = (session.url, session.som.text)
+        with pytest.raises(ActionError) as info:
+            await session.click(element(session, role="link", text="Server error")["id"])
+        assert re.fullmatch(r"Navigation failed: HTTP error 500: http://127\.0\.0\.1:\d+/…", str(info.value))
+        assert (session.url, session.som.text) == before
+        assert await session.evaluate("location.pathname") == "/index.html"
+    finally:
+        await engine.close_session(session.id)
