@@ -3,6 +3,10 @@
 One ``evaluate_handle`` walks the live DOM and leaves ``{json, nodes}`` in the page; the
 JSON string is read back once. The id→node map stays in the page, reachable only through
 the JSHandle kept here, so nothing is written into the DOM or onto ``window``.
+
+The compiler function itself is kept per page as a JSHandle too: calling the same function
+object again lets V8 reuse its optimized code (a fresh copy per compile runs cold, several
+times slower). A navigation destroys that handle; the next compile notices and makes a new one.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import weakref
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -18,6 +23,10 @@ from playwright.async_api import ElementHandle, JSHandle, Page
 from playwright.async_api import Error as PlaywrightError
 
 COMPILER_SOURCE: str = resources.files(__package__).joinpath("compiler.js").read_text(encoding="utf-8")
+
+# evaluate_handle calls a function source; wrapping it returns the function object instead.
+FACTORY_JS = "() => " + COMPILER_SOURCE
+RUN_JS = "(compile, budgetMs) => compile(budgetMs)"
 
 # Used when the caller gives no timeout: the in-page walk stops itself after this long.
 DEFAULT_BUDGET_S = 30.0
@@ -79,8 +88,23 @@ async def compile_page(page: Page, timeout: float | None = None) -> CompiledSom:
         raise SomCompileError("SOM compile failed: the page's JavaScript context was unavailable") from None
 
 
+_compilers: weakref.WeakKeyDictionary[Page, JSHandle] = weakref.WeakKeyDictionary()
+
+
+async def _run_compiler(page: Page, budget_ms: int) -> JSHandle:
+    cached = _compilers.get(page)
+    if cached is not None:
+        try:
+            return await cached.evaluate_handle(RUN_JS, budget_ms)
+        except PlaywrightError:
+            _compilers.pop(page, None)  # its execution context is gone (navigation)
+    compiler = await page.evaluate_handle(FACTORY_JS)
+    _compilers[page] = compiler
+    return await compiler.evaluate_handle(RUN_JS, budget_ms)
+
+
 async def _compile(page: Page, budget_ms: int) -> CompiledSom:
-    handle = await page.evaluate_handle(COMPILER_SOURCE, budget_ms)
+    handle = await _run_compiler(page, budget_ms)
     try:
         text, nodes = await asyncio.gather(handle.evaluate(READ_RESULT_JS), handle.get_property("nodes"))
     finally:

@@ -1,0 +1,135 @@
+"""SOM compile cost against a bare DOM walk (the floor) and Playwright's aria snapshot.
+
+Pages of N elements (sections of h2, p, labelled input, button and link) for N = 1k, 5k,
+20k and 50k, served over loopback http so the origin is a real one. Per size, in the same
+run: median ``compile_page``, a bare ``page.evaluate`` walk returning a JSON tree, and
+``page.locator("body").aria_snapshot(timeout=120_000)``; ratios, output sizes and the growth exponent
+(log-log slope of SOM time over N). Targets: SOM <= 2x walk and <= 0.5x aria at every
+size, linear growth, SOM JSON no larger than the aria YAML.
+
+Run: ``python benchmarks/bench_som.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import http.server
+import math
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _report import median_ms, report, time_async
+from playwright.async_api import async_playwright
+
+from plasmate_nb.browser.discovery import find_chromium
+from plasmate_nb.som import compile_page
+
+SIZES = (1_000, 5_000, 20_000, 50_000)
+ELEMENTS_PER_SECTION = 7  # div, h2, p, label, input, button, a
+REPEATS = {1_000: 15, 5_000: 9, 20_000: 5, 50_000: 5}
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+BARE_WALK = """() => {
+  const walk = (el) => {
+    const node = {tag: el.localName, id: el.id, text: '', children: []};
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) node.text += c.data;
+      else if (c.nodeType === 1) node.children.push(walk(c));
+    }
+    return node;
+  };
+  return JSON.stringify(walk(document.body));
+}"""
+
+
+def page_html(elements: int) -> str:
+    sections = []
+    for i in range(elements // ELEMENTS_PER_SECTION):
+        sections.append(
+            f'<div class="s"><h2>Heading {i}</h2><p>Paragraph {i} explains item {i}.</p>'
+            f'<label for="f{i}">Field {i}</label><input id="f{i}" name="f{i}" value="v{i}">'
+            f'<button type="button">Button {i}</button><a href="/item/{i}">Link {i}</a></div>'
+        )
+    return f'<!DOCTYPE html><html lang="en"><head><title>Bench {elements}</title></head><body><main>{"".join(sections)}</main></body></html>'
+
+
+def serve(directory: str) -> http.server.ThreadingHTTPServer:
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=directory))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+async def measure(page, base: str, size: int) -> dict:
+    await page.goto(f"{base}/page_{size}.html")
+    repeat = REPEATS[size]
+
+    async def som_once() -> None:
+        compiled = await compile_page(page, timeout=60)
+        await compiled.dispose()
+
+    walk_json = await page.evaluate(BARE_WALK)
+    aria_yaml = await page.locator("body").aria_snapshot(timeout=120_000)
+    som = await compile_page(page, timeout=60)
+    await som.dispose()
+    await som_once()  # warm both paths before timing
+    som_ms = median_ms(await time_async(som_once, repeat))
+    walk_ms = median_ms(await time_async(lambda: page.evaluate(BARE_WALK), repeat))
+    aria_ms = median_ms(await time_async(lambda: page.locator("body").aria_snapshot(timeout=120_000), max(3, repeat // 2)))
+    return {
+        "elements": size,
+        "som_ms": som_ms,
+        "walk_ms": walk_ms,
+        "aria_ms": aria_ms,
+        "som/walk": som_ms / walk_ms,
+        "som/aria": som_ms / aria_ms,
+        "som_bytes": len(som.text.encode()),
+        "walk_bytes": len(walk_json.encode()),
+        "aria_bytes": len(aria_yaml.encode()),
+    }
+
+
+def growth_exponent(rows: list[dict]) -> float:
+    xs = [math.log(r["elements"]) for r in rows]
+    ys = [math.log(r["som_ms"]) for r in rows]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        for size in SIZES:
+            Path(directory, f"page_{size}.html").write_text(page_html(size))
+        server = serve(directory)
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        try:
+            async with async_playwright() as playwright:
+                browser = await playwright.chromium.launch(
+                    executable_path=find_chromium().executable, headless=True, args=LAUNCH_ARGS
+                )
+                page = await browser.new_page()
+                rows = [await measure(page, base, size) for size in SIZES]
+                await browser.close()
+        finally:
+            server.shutdown()
+            server.server_close()
+    exponent = growth_exponent(rows)
+    notes = {
+        "growth_exponent": exponent,
+        "target_som_le_2x_walk": all(r["som/walk"] <= 2.0 for r in rows),
+        "target_som_le_half_aria": all(r["som/aria"] <= 0.5 for r in rows),
+        "target_som_json_le_aria_yaml": all(r["som_bytes"] <= r["aria_bytes"] for r in rows),
+        "target_linear_growth": exponent <= 1.15,
+    }
+    report("bench_som", rows, notes)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
