@@ -759,7 +759,12 @@
     return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null };
   }
   function resolveLabel(el, tag, text, scope) {
-    if (!el.hasAttributes()) return null;
+    const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope) : null;
+    if (fromAttrs !== null || tag !== "fieldset") return fromAttrs;
+    const legend = firstVisibleChild(el, "legend");
+    return legend === null ? null : normalizeText(visibleText(legend));
+  }
+  function attributeLabel(el, tag, text, scope) {
     const labelledBy = el.getAttribute("aria-labelledby");
     if (labelledBy !== null) {
       const t = idRefsText(scope, labelledBy);
@@ -790,10 +795,6 @@
         const t = normalizeText(source);
         if (t !== "" && t !== text) return t;
       }
-    }
-    if (tag === "fieldset") {
-      const legend = firstVisibleChild(el, "legend");
-      if (legend !== null) return normalizeText(visibleText(legend));
     }
     return null;
   }
@@ -1078,7 +1079,7 @@
       }
       rec.label = resolveLabel(el, tag, text, scope);
       rec.hints = classHints(el);
-    } else if (tag === "fieldset") rec.label = resolveLabel(el, tag, text, scope);
+    } else if (tag === "fieldset") rec.label = resolveLabel(el, tag, text, scope); // legend rule needs no attributes
     const attrs = { __proto__: null };
     tagAttrs(el, tag, attrs, fsDisabled && FS_DISABLE_TAGS[tag] === 1);
     if (withAttrs) globalAttrs(el, attrs, scope);
@@ -1228,6 +1229,7 @@
     if (tag === "table" && isLayoutTable(node)) { layoutTable(node, path, out, nodeInert, false, scope, true, scoped); return; }
     let i = 0;
     if ((tag === "div" || tag === "span") && isCollapsible(node)) {
+      shadowHostGroup(node, tag, path, out, nodeInert, scope);
       for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, out, nodeInert, scope, scoped);
       return;
     }
