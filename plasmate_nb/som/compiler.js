@@ -145,10 +145,9 @@
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
   ];
-  for (let i = 0; i < 64; i++) SHA_K[i] = SHA_K[i] | 0;
-  const SHA_W = [];
-  for (let i = 0; i < 64; i++) SHA_W[i] = 0;
-  const SHA_BYTES = [];
+  const SHA_KI = new Int32Array(SHA_K);
+  const SHA_W = new Int32Array(64);
+  let shaBytes = new Uint8Array(512);
 
   // ---- per-compile state
   let visits = 0;
@@ -417,9 +416,10 @@
     return out;
   }
   function sha256Hex12(s) {
-    const buf = SHA_BYTES;
-    let n = 0;
     const len = s.length;
+    if (len * 3 + 72 > shaBytes.length) shaBytes = new Uint8Array(len * 3 + 72);
+    const buf = shaBytes;
+    let n = 0;
     for (let i = 0; i < len; i++) {
       let c = s.charCodeAt(i);
       if (c < 0x80) buf[n++] = c;
@@ -443,7 +443,7 @@
     let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
     let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
     const W = SHA_W;
-    const K = SHA_K;
+    const K = SHA_KI;
     for (let off = 0; off < n; off += 64) {
       for (let t = 0; t < 16; t++) {
         const j = off + t * 4;
@@ -454,7 +454,7 @@
         const y = W[t - 2];
         const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
         const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-        W[t] = (W[t - 16] + s0 + W[t - 7] + s1) | 0;
+        W[t] = W[t - 16] + s0 + W[t - 7] + s1;
       }
       let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
       for (let t = 0; t < 64; t++) {
