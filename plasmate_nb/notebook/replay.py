@@ -98,7 +98,8 @@ class ReplayPlan:
             f"action {cell(self.payload.get('action', '—'))}</div>"
             f"<div>{cell(self.message)}</div><div><i>{cell(self.explanation)}</i></div>"
             + table(("#", "result", "check", "what it checks"), rows)
-            + "<div>execution_available: <b>false</b> — validation only; nothing was executed.</div>"
+            + f"<div>execution_available: <b>{str(self.execution_available).lower()}</b> — validation only; "
+            "nothing was executed.</div>"
         )
         return box(f"Replay plan for event {self.sequence}", body)
 
@@ -106,5 +107,5 @@ class ReplayPlan:
         lines = [f"ReplayPlan(sequence={self.sequence}, status={self.status!r}, drift={self.drift!r})", f"  {self.message}"]
         lines += [f"  {i:>2}. {c.state:<28} {c.name}" for i, c in enumerate(self.checks, 1)]
         lines.append(f"  {self.explanation}")
-        lines.append("  execution_available: false (validation only; nothing was executed)")
+        lines.append(f"  execution_available: {str(self.execution_available).lower()} (validation only; nothing was executed)")
         return "\n".join(lines)

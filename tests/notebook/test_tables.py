@@ -147,3 +147,12 @@ def test_load_traces_rejects_malformed_event_with_source_and_path(export, tmp_pa
     with pytest.raises(nb.TraceFormatError) as caught:
         nb.load_traces(tmp_path, validate=validate)
     assert "bad.json" in str(caught.value) and caught.value.path == "$.events[2].before"
+
+
+def test_load_traces_fast_path_names_envelope_paths_and_skips_omitted(export: nb.TraceExport) -> None:
+    bad = _broken(export.payload, lambda d: d.update(retained_bytes=-1))
+    with pytest.raises(nb.TraceFormatError) as caught:
+        nb.load_traces([export.payload, bad])
+    assert caught.value.path == "$.retained_bytes"
+    marker = {"schema": "plasmate.trace.v1", "omitted": True, "reason": "too big"}
+    assert len(nb.load_traces([marker, export.payload])) == export.retained_events
