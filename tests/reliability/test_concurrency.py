@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 
 from plasmate_nb.trace.som_walk import iter_elements
 from tests.reliability.support import (
@@ -88,7 +89,7 @@ async def test_clients_on_one_shared_session_are_serialised_in_trace_order(serve
     events = export["events"]
     sequences = [event["sequence"] for event in events]
     assert sequences == list(range(sequences[0], sequences[0] + len(events))), "retained events are consecutive"
-    for earlier, later in zip(events, events[1:], strict=False):
+    for earlier, later in itertools.pairwise(events):
         assert later["before"] == earlier["after"], "an event's before is the previous event's after"
     owner = {_length(i, j, sizes): (i, j) for i in range(sizes.clients) for j in range(sizes.actions_per_client)}
     calls = [owner[length] for length in _typed_lengths(export)]

@@ -11,7 +11,14 @@ import itertools
 import psutil
 
 from plasmate_nb.trace import MAX_BYTES, MAX_EVENTS
-from tests.reliability.support import SIZED, Sizes, assert_counters, assert_export_bounds, record_figures, remote
+from tests.reliability.support import (
+    SIZED,
+    Sizes,
+    assert_counters,
+    assert_export_bounds,
+    record_figures,
+    remote,
+)
 from tests.support import element_id
 
 CLEAR_EVERY = 400
