@@ -1,4 +1,4 @@
-"""One process-wide background event loop for the sync facade.
+"""One process-wide background event loop: home of the embedded engine and the sync facade.
 
 Jupyter already runs an event loop in the kernel's main thread, so a sync wrapper cannot
 ``asyncio.run`` there. Every sync ``Session`` instead runs the async core on this single

@@ -124,6 +124,8 @@ class _FakeBrowserSession:
 class FakeTransport:
     """In-memory ``Transport``: scripted pages at ``base_url``, the real trace recorder."""
 
+    observes_all_clients = True  # one in-memory engine: every call goes through it
+
     def __init__(self, base_url: str = DEFAULT_BASE_URL, site: dict[str, dict[str, Any]] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.site = site if site is not None else _demo_site()

@@ -14,6 +14,9 @@ from plasmate_nb.tools import Dispatcher
 
 
 class InProcessTransport:
+    #: Every client of the engine (the embedded server's agents too) goes through the dispatcher.
+    observes_all_clients = True
+
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.dispatcher = dispatcher
 

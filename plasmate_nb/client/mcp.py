@@ -17,6 +17,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from plasmate_nb.client._payload import payload_or_raise
+from plasmate_nb.client.base import CallListener, CallListeners, session_id_of
 
 CALL_TIMEOUT_S = 120.0
 
@@ -24,7 +25,11 @@ CALL_TIMEOUT_S = 120.0
 class _SdkTransport:
     """One SDK client connection, opened lazily and kept for the transport's lifetime."""
 
+    #: A remote server pushes no notifications: subscribers hear only this client's calls.
+    observes_all_clients = False
+
     def __init__(self) -> None:
+        self._listeners = CallListeners()
         self._client: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._ready: asyncio.Future[None] | None = None
@@ -60,7 +65,10 @@ class _SdkTransport:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         client = await self._connected()
-        result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)
+        try:
+            result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)
+        finally:
+            self._listeners.notify(session_id_of(arguments), tool)
         text = "".join(getattr(block, "text", "") for block in result.content)
         return payload_or_raise(tool, text, bool(result.is_error))
 
@@ -69,9 +77,9 @@ class _SdkTransport:
         listed = await client.list_tools()
         return [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
 
-    def subscribe(self, callback: Callable[[str | None, str], None]) -> Callable[[], None]:
-        """A remote server pushes no trace notifications: observers poll instead."""
-        return lambda: None
+    def subscribe(self, callback: CallListener) -> Callable[[], None]:
+        """Hear the calls made through this transport (others' calls need polling)."""
+        return self._listeners.add(callback)
 
     async def aclose(self) -> None:
         if self._owner is None:

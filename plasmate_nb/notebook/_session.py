@@ -60,6 +60,9 @@ def _scrubbed(error: ToolError, secrets: Iterable[str]) -> ToolError:
     return ToolError(error.tool, message)
 
 
+REMOTE_POLL_SECONDS = 1.0
+
+
 class AsyncSession:
     """One browser session over a ``Transport`` (default: the embedded engine, started lazily).
 
@@ -298,11 +301,17 @@ class AsyncTrace:
         return TraceCleared(await self._trace_call("trace_clear"))
 
     async def dashboard(self, poll_interval: float | None = None) -> TraceDashboard:
-        """A live ipywidgets dashboard of this trace (see ``TraceDashboard``)."""
+        """A live ipywidgets dashboard of this trace (see ``TraceDashboard``).
+
+        Over a transport that cannot hear other clients' calls (a remote server), it polls
+        every ``REMOTE_POLL_SECONDS`` unless ``poll_interval`` says otherwise.
+        """
         from .widgets import TraceDashboard
 
         self._session._require_session()
-        await self._session.transport()
+        transport = await self._session.transport()
+        if poll_interval is None and not getattr(transport, "observes_all_clients", False):
+            poll_interval = REMOTE_POLL_SECONDS
         dashboard = TraceDashboard(self._session, self._session._loop, poll_interval)  # type: ignore[arg-type]
         await dashboard.arefresh()
         return dashboard

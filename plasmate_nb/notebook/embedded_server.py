@@ -15,7 +15,7 @@ import pandas as pd
 from plasmate_nb.client import InProcessTransport, embedded_dispatcher
 from plasmate_nb.server import HttpServer
 
-from ._loop import run_sync
+from .._loop import run_sync
 
 SESSION_COLUMNS = ["session_id", "title", "age_ms", "idle_ms", "has_page", "element_count"]
 

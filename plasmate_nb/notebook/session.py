@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._loop import run_sync
 from ..client.base import Transport
-from ._loop import run_sync
 from ._session import AsyncSession
 from .cookies import Cookies
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus

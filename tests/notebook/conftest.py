@@ -1,22 +1,75 @@
 """Fixtures of the notebook-layer tests: a ``transport`` of the tool contract and the site it serves.
 
-Every test here speaks only the tool contract, so the same tests run over any backend:
-extend ``BACKENDS`` (and the two fixtures) with the in-process engine, stdio and HTTP.
-``site_url`` serves the demo site's pages: ``/index.html``, ``/login.html`` (Email,
-Password, Plan select, Remember me checkbox, Sign in button) and ``/welcome.html``.
+Every test here speaks only the tool contract, so the same tests run over every backend:
+the pure fake, the embedded in-process engine, our MCP server over a real stdio subprocess,
+and our MCP server over real streamable HTTP. The real backends live on the process-wide
+background loop (where the sync ``Session`` runs) and are reached from any loop through
+``LoopBoundTransport``; they serve the bundled demo site.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
 
+from plasmate_nb._loop import background_loop, run_sync
+from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.client import HttpTransport, LoopBoundTransport, StdioTransport, embedded_transport
 from plasmate_nb.client.base import Transport
 from plasmate_nb.client.fake import FakeTransport
+from plasmate_nb.server import HttpServer
+from plasmate_nb.tools import Dispatcher
 
-BACKENDS = ["fake"]
+BACKENDS = ["fake", "embedded", "stdio", "http"]
+TOKEN = "notebook-tests-" + "n" * 32
+
+
+class _RealBackends:
+    """Each real backend built once per test session, on the background loop."""
+
+    def __init__(self) -> None:
+        self._transports: dict[str, Transport] = {}
+        self._server: HttpServer | None = None
+
+    async def _build(self, name: str) -> Transport:
+        loop = background_loop()
+        if name == "embedded":
+            return await embedded_transport()
+        if name == "stdio":
+            command = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
+            return LoopBoundTransport(StdioTransport(command), loop)
+        self._server = HttpServer(Dispatcher(Engine(EngineConfig())), port=0, token=TOKEN)
+        await self._server.start()
+        return LoopBoundTransport(HttpTransport(self._server.url, token=TOKEN), loop)
+
+    def get(self, name: str) -> Transport:
+        if name not in self._transports:
+            self._transports[name] = run_sync(self._build(name))
+        return self._transports[name]
+
+    def close(self) -> None:
+        for name, transport in self._transports.items():
+            if name != "embedded":  # the embedded engine is the process's own
+                run_sync(transport.aclose())
+        if self._server is not None:
+            run_sync(self._stop_http(self._server))
+
+    @staticmethod
+    async def _stop_http(server: HttpServer) -> None:
+        await server.stop()
+        await server.dispatcher.engine.aclose()
+
+
+@pytest.fixture(scope="session")
+def real_backends() -> Iterator[_RealBackends]:
+    backends = _RealBackends()
+    try:
+        yield backends
+    finally:
+        backends.close()
 
 
 @pytest.fixture(params=BACKENDS)
@@ -25,7 +78,10 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest_asyncio.fixture
-async def transport(backend: str) -> AsyncIterator[Transport]:
+async def transport(backend: str, real_backends: _RealBackends) -> AsyncIterator[Transport]:
+    if backend != "fake":
+        yield real_backends.get(backend)
+        return
     fake = FakeTransport()
     try:
         yield fake
@@ -34,9 +90,9 @@ async def transport(backend: str) -> AsyncIterator[Transport]:
 
 
 @pytest.fixture
-def site_url(transport: Transport) -> str:
+def site_url(backend: str, transport: Transport, demo) -> str:
     """Base URL (no trailing slash) of the site ``transport``'s engine can open."""
-    return transport.base_url  # type: ignore[attr-defined]
+    return transport.base_url if backend == "fake" else demo.base_url  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -131,7 +131,8 @@ def test_session_keeps_no_copy_of_secrets(transport: Transport, login_url: str) 
     with pytest.raises(ToolError) as caught:
         s.select_option(page.find(label="Plan"), secret)
     assert caught.value.__context__ is None and caught.value.__cause__ is None
-    assert secret not in str(caught.value) and "[redacted]" in str(caught.value)
+    # The real engine never echoes the value; the fake does, and the session scrubs it.
+    assert secret not in str(caught.value) and str(caught.value).startswith("Option not found")
     held = [vars(s), vars(s._core), vars(s._core.page)]
     assert secret not in repr(held)
     s.close()

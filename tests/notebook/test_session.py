@@ -23,6 +23,9 @@ def test_sync_session_flow(transport: Transport, login_url: str) -> None:
         s.select_option(page.find(label="Plan"), "team")
         s.toggle(page.find(role="checkbox", label="remember me"))
         s.clear(email)
+        assert s.evaluate("document.getElementById('email').value") in ("", None)
+        s.type_text(email, "alice@example.com")  # the form requires both fields to submit
+        s.type_text(page.find(label="Password"), "pw-typed-in-test")
         scrolled = s.scroll("down", 200)
         assert scrolled.scroll_position is not None
         s.scroll(element_id=page.find(role="button", text="Sign in"))
@@ -31,14 +34,14 @@ def test_sync_session_flow(transport: Transport, login_url: str) -> None:
         assert welcome.title == "Welcome" and s.page is welcome
         s.navigate(login_url)
         status = s.trace.status()
-        assert isinstance(status, nb.TraceStatus) and status.retained_events == 11 and status.next_sequence == 12
+        assert isinstance(status, nb.TraceStatus) and status.retained_events == 14 and status.next_sequence == 15
         events = s.trace.events()
         assert events["action"].tolist() == [
-            "open_page", "type_text", "type_text", "select_option", "toggle", "clear", "scroll", "scroll",
-            "evaluate", "click", "navigate_to",
+            "open_page", "type_text", "type_text", "select_option", "toggle", "clear", "evaluate", "type_text",
+            "type_text", "scroll", "scroll", "evaluate", "click", "navigate_to",
         ]  # fmt: skip
         assert events["append"].tolist()[1:3] == [False, True]
-        assert events["targeted"].tolist()[6:8] == [False, True]
+        assert events["targeted"].tolist()[9:11] == [False, True]
         final = s.close()
     assert isinstance(final, nb.TraceExport) and final.events()["action"].iloc[-1] == "close_page"
     assert s.session_id is None
