@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _report import median_ms, percentile_ms, report, time_async
 
 from plasmate_nb.browser import Engine, EngineConfig
-from plasmate_nb.browser.discovery import find_chromium
+from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 from plasmate_nb.client import HttpTransport, InProcessTransport, StdioTransport
 from plasmate_nb.demo_site import DemoSite
 from plasmate_nb.server import HttpServer
@@ -98,7 +98,7 @@ async def playwright_tracing(url: str) -> dict[str, dict[str, list[float]]]:
     results: dict[str, dict[str, list[float]]] = {"playwright": {}, "playwright tracing": {}}
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=find_chromium().executable,
-                                                   args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+                                                   args=list(LAUNCH_ARGS))  # fmt: skip
         pages = {}
         for label in results:
             context = await browser.new_context()
@@ -132,7 +132,7 @@ async def open_vs_floor(dispatcher: Dispatcher, url: str) -> list[dict]:
 
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=find_chromium().executable,
-                                                   args=["--no-sandbox", "--disable-gpu"])  # fmt: skip
+                                                   args=list(LAUNCH_ARGS))  # fmt: skip
         page = await browser.new_page()
 
         async def floor() -> None:

@@ -16,14 +16,6 @@ import pytest
 import pytest_asyncio
 
 FIXTURE_PAGES = Path(__file__).parent / "fixtures" / "pages"
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -59,12 +51,12 @@ async def browser() -> AsyncIterator[object]:
     """One real headless Chromium for tests that drive Playwright directly."""
     from playwright.async_api import async_playwright
 
-    from plasmate_nb.browser.discovery import find_chromium
+    from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 
     location = find_chromium()
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(
-            executable_path=location.executable, headless=True, args=LAUNCH_ARGS
+            executable_path=location.executable, headless=True, args=list(LAUNCH_ARGS)
         )
         try:
             yield launched

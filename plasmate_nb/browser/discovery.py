@@ -17,6 +17,16 @@ from pathlib import Path
 ENV_EXECUTABLE = "PLASMATE_NB_CHROMIUM"
 ENV_ENDPOINT = "PLASMATE_NB_BROWSER_ENDPOINT"
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+# Headless on a locked-down machine: no sandbox as root, no GPU, and no background
+# connections (component updates, sync) that a closed network would refuse over and over.
+LAUNCH_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
 
 INSTALL_HINT = (
     "No Chromium found. Install one with `apt-get install -y chromium` (Debian/Ubuntu) or "

@@ -15,7 +15,7 @@ from typing import Any
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
 from plasmate_nb.browser.config import EngineConfig
-from plasmate_nb.browser.discovery import find_chromium
+from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 from plasmate_nb.browser.errors import ActionError, EngineError
 from plasmate_nb.browser.messages import describe, reduce_url
 from plasmate_nb.browser.navigation import dismiss_dialog, goto, settle
@@ -23,15 +23,6 @@ from plasmate_nb.browser.policy import PolicyGuard, UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
 from plasmate_nb.som import CompiledSom, compile_page
 from plasmate_nb.trace import TraceLog
-
-LAUNCH_ARGS = (
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-)
 
 
 class Engine:
