@@ -3,7 +3,9 @@
 The checks run for every request before the body is read, in the reference's order:
 a present ``Origin`` that is not on the allow-list → 403, then a missing or wrong bearer
 token → 401 (compared in constant time), then a declared body over the limit → 413 (the SDK
-also counts streamed bodies). Logs go to stderr; nothing is written to stdout.
+also counts streamed bodies). A POST body that is not a well-formed JSON-RPC frame is then
+answered with 400 and a JSON-RPC error (the SDK would take a request with a bad ``id`` for a
+notification). Logs go to stderr; nothing is written to stdout.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
 from plasmate_nb.server.app import build_server
+from plasmate_nb.server.jsonrpc_guard import error_bytes, malformed_frame_error
 from plasmate_nb.tools import Dispatcher
 
 TOKEN_ENV = "PLASMATE_NB_MCP_TOKEN"
@@ -98,15 +101,18 @@ class SecurityMiddleware:
             await self.app(scope, receive, send)
             return
         refusal = self._refusal(dict(scope.get("headers") or []))
+        if refusal is None and scope.get("method") == "POST":
+            body = await _read_body(receive, self.max_body)
+            if body is None:
+                refusal = _jsonrpc_error(413, f"Request body exceeds {self.max_body} bytes")
+            else:
+                error = malformed_frame_error(body)
+                refusal = (400, error_bytes(error)) if error is not None else None
+                receive = _replay(body, receive)
         if refusal is None:
             await self.app(scope, receive, send)
             return
-        status, body = refusal
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        if status == 401:
-            headers.append((b"www-authenticate", b"Bearer"))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await _respond(send, *refusal)
 
     def _refusal(self, headers: dict[bytes, bytes]) -> tuple[int, bytes] | None:
         origin = headers.get(b"origin")
@@ -118,6 +124,45 @@ class SecurityMiddleware:
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
             return _jsonrpc_error(413, f"Request body exceeds {self.max_body} bytes")
         return None
+
+
+async def _read_body(receive: Any, limit: int) -> bytes | None:
+    """The whole request body, or ``None`` as soon as it grows past ``limit``."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks)  # the client went away: the app sees what arrived
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """An ASGI ``receive`` that hands the already-read body to the app, then the real stream
+    (so the app still hears the client disconnect)."""
+    sent = False
+
+    async def replayed() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
+async def _respond(send: Any, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 @dataclass

@@ -1,9 +1,8 @@
 """Malformed JSON-RPC messages (bad JSON, truncated frames, wrong types, unknown methods,
 wrong versions, params of the wrong shape, non-objects, huge bodies) over stdio and HTTP:
 none is ever answered with success, none takes the server down, and a valid call is answered
-after each one. HTTP answers nearly every one (an error status or a JSON-RPC error); stdio drops
-frames it cannot parse, and — a defect, see the xfail tests — also requests whose id it could read;
-HTTP takes a request with an invalid id for a notification (202, a defect, xfail test)."""
+after each one. Both transports answer every malformed frame that is not a well-formed
+notification: with its id when it can be read, with id null otherwise (``server/jsonrpc_guard.py``)."""
 
 from __future__ import annotations
 
@@ -104,6 +103,7 @@ async def test_stdio_survives_malformed_messages_and_never_answers_them_with_suc
         answered = any(r.get("id") == message.request_id for r in responses) if message.request_id else bool(responses)
         tally["answered" if answered else ("dropped_with_id" if message.request_id else "dropped_unparsable")] += 1
     call = {"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "session_status", "arguments": {}}}
+    assert tally["dropped_with_id"] == 0, "a client waiting on that id would hang"
     await stdio.send(json.dumps(call).encode())
     assert json.loads((await stdio.until("last"))[-1]["result"]["content"][0]["text"])["active_sessions"] == 0
     record_figures(sizes, "malformed_stdio", messages=sizes.malformed_messages // 2, **tally)
@@ -114,16 +114,12 @@ STDIO_ID_BEARING = [b'{"jsonrpc":"1.0","id":"v","method":"ping"}',
                     b'{"jsonrpc":"2.0","id":"m","method":42}']
 
 
-@pytest.mark.xfail(strict=True, reason="server/stdio.py: the SDK's stdio_server drops a frame that fails "
-                   "validation even when its id is readable, so a client waiting on that id hangs")
 @pytest.mark.parametrize("body", STDIO_ID_BEARING)
 async def test_stdio_answers_every_malformed_request_whose_id_it_can_read(stdio, body: bytes) -> None:
     responses = await stdio.exchange(Malformed("id_bearing", body, json.loads(body)["id"]))
     assert [r for r in responses if r.get("id") == json.loads(body)["id"] and "error" in r]
 
 
-@pytest.mark.xfail(strict=True, reason="server/stdio.py: unparsable frames get no JSON-RPC -32700 "
-                   "Parse error response (id null), as JSON-RPC 2.0 requires")
 async def test_stdio_answers_unparsable_frames_with_a_parse_error(stdio) -> None:
     responses = await stdio.exchange(Malformed("bad_json", b'{"jsonrpc":"2.0","id":', None))
     assert [r for r in responses if r.get("id") is None and r.get("error", {}).get("code") == -32700]
@@ -155,7 +151,7 @@ async def test_http_answers_every_malformed_message_with_an_error(fast_server, s
             response = await bounded(client.post(fast_server.url, content=message.body,
                                                  headers={**headers, **fault}), 30, message.category)
             statuses[response.status_code] += 1
-            if response.status_code == 202:  # taken for a notification: see the xfail test below
+            if response.status_code == 202:  # a well-formed notification needs no answer
                 assert message.request_id is None and not response.content, message.body[:80]
             elif response.status_code < 400:
                 assert response.status_code == 200 and _is_error(response.json()), (
@@ -171,8 +167,6 @@ async def test_http_answers_every_malformed_message_with_an_error(fast_server, s
                    statuses={str(k): v for k, v in sorted(statuses.items())})
 
 
-@pytest.mark.xfail(strict=True, reason="server/http.py: a request whose id is not a string or integer "
-                   "is accepted (202) as if it were a notification instead of refused 400 -32600")
 @pytest.mark.parametrize("request_id", [{"a": 1}, [1], 1.5, True])
 async def test_http_refuses_requests_with_an_invalid_id(fast_server, request_id) -> None:
     body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
