@@ -25,7 +25,7 @@ browser: $(STAMP)
 bootstrap: browser
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check plasmate_nb tests benchmarks examples
+	$(VENV)/bin/ruff check .
 
 test: bootstrap lint
 	$(PY) -m pytest -q
