@@ -106,8 +106,17 @@ def _stop(lab: Lab, process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=STOP_S)
 
 
+def _ensure_python3_kernelspec() -> None:
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    if "python3" not in KernelSpecManager().find_kernel_specs():
+        subprocess.run([sys.executable, "-m", "ipykernel", "install", "--sys-prefix"], check=True,
+                       capture_output=True, timeout=60)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    _ensure_python3_kernelspec()
     home = tmp_path_factory.mktemp("lab")
     root = home / "notebooks"
     shutil.copytree(ROOT / "notebooks", root)
