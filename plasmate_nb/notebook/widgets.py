@@ -18,6 +18,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
+import pandas as pd
 
 from ..client.base import ToolError
 from ._html import box, cell, gauge, table
@@ -25,6 +26,11 @@ from ._session import TRACE_CHANGING_TOOLS
 from ._tables import events_frame
 from .export import MAX_BYTES, MAX_EVENTS, TraceExport
 from .replay import ReplayPlan
+
+DASHBOARD_COLUMNS = (
+    "sequence", "action", "outcome", "error_class", "duration_ms", "target_role", "before_origin",
+    "state_changed", "url_changed", "redacted_fields", "redacted_bytes",
+)  # fmt: skip
 
 if TYPE_CHECKING:
     from ._session import AsyncSession
@@ -121,7 +127,17 @@ class _LiveView:
 
 
 def _counter(description: str) -> w.IntText:
-    return w.IntText(value=0, description=description, disabled=True, style={"description_width": "9em"})
+    return w.IntText(value=0, description=description, disabled=True, style={"description_width": "7em"},
+                     layout=w.Layout(width="14em"))  # fmt: skip
+
+
+def _events_html(events: list[dict[str, Any]]) -> str:
+    """The dashboard's events table: the readable columns (fingerprints are opaque, so left out)."""
+    if not events:
+        return "<i>no retained events</i>"
+    shown = events_frame(events)[list(DASHBOARD_COLUMNS)]
+    rows = [["" if pd.isna(value) else value for value in row] for row in shown.itertuples(index=False)]
+    return table(DASHBOARD_COLUMNS, rows)
 
 
 class TraceDashboard(_LiveView):
@@ -178,10 +194,7 @@ class TraceDashboard(_LiveView):
         for name, widget in self.counters.items():
             widget.value = p[name]
         self.redaction.value = redaction_html(p)
-        frame = events_frame(p["events"])
-        self.events_table.value = (
-            frame.to_html(index=False, na_rep="", max_rows=MAX_EVENTS) if len(frame) else "<i>no retained events</i>"
-        )
+        self.events_table.value = _events_html(p["events"])
 
     def _session_closed(self) -> None:
         final = self._session.final_trace
