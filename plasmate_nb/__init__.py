@@ -12,55 +12,36 @@ The same ``Session`` drives any MCP server speaking this contract: ``Session.con
 token=...)`` or ``Session.connect(command=[...])``.
 """
 
-from plasmate_nb.client import FakeTransport, HttpTransport, StdioTransport, ToolError, Transport
-from plasmate_nb.demo_site import DemoSite
-from plasmate_nb.notebook import (
-    AmbiguousElement,
-    AsyncSession,
-    Cookies,
-    Element,
-    ElementNotFound,
-    FinalTraceOmitted,
-    Page,
-    ReplayPanel,
-    ReplayPlan,
-    Session,
-    TraceCleared,
-    TraceDashboard,
-    TraceExport,
-    TraceFormatError,
-    TraceStatus,
-    attach,
-    load_trace,
-    load_traces,
-)
-from plasmate_nb.notebook.embedded_server import EmbeddedServer, serve
+from __future__ import annotations
 
-__all__ = [
-    "AmbiguousElement",
-    "AsyncSession",
-    "Cookies",
-    "DemoSite",
-    "Element",
-    "ElementNotFound",
-    "EmbeddedServer",
-    "FakeTransport",
-    "FinalTraceOmitted",
-    "HttpTransport",
-    "Page",
-    "ReplayPanel",
-    "ReplayPlan",
-    "Session",
-    "StdioTransport",
-    "ToolError",
-    "TraceCleared",
-    "TraceDashboard",
-    "TraceExport",
-    "TraceFormatError",
-    "TraceStatus",
-    "Transport",
-    "attach",
-    "load_trace",
-    "load_traces",
-    "serve",
-]
+import importlib
+from typing import Any
+
+# Public names and the modules that define them. They load on first use (PEP 562), so that
+# `import plasmate_nb.trace` stays pure: no browser, no pandas, no MCP SDK.
+_EXPORTS = {
+    "plasmate_nb.client": ("FakeTransport", "HttpTransport", "StdioTransport", "ToolError", "Transport"),
+    "plasmate_nb.demo_site": ("DemoSite",),
+    "plasmate_nb.notebook": (
+        "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
+        "Page", "ReplayPanel", "ReplayPlan", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
+        "TraceFormatError", "TraceStatus", "attach", "load_trace", "load_traces",
+    ),
+    "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
+}  # fmt: skip
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'plasmate_nb' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+

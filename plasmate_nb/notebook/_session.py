@@ -9,6 +9,7 @@ without the transport's traceback (whose frames hold the arguments).
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -234,7 +235,11 @@ class AsyncSession:
     # -- replay validation ----------------------------------------------------------------
 
     async def replay_validate(self, sequence: int, confirmed: bool = False) -> ReplayPlan:
-        """Validate retained event ``sequence`` for replay. Never executes anything."""
+        """Validate retained event ``sequence`` for replay. Never executes anything.
+
+        ``sequence`` may be any integer type (e.g. a numpy integer from a DataFrame column).
+        """
+        sequence = operator.index(sequence)
         arguments = {"session_id": self._require_session(), "trace_id": self.trace_id, "sequence": sequence}
         payload = await self._call("replay_validate", {**arguments, "confirmed": confirmed})
         return ReplayPlan(payload)

@@ -71,7 +71,8 @@ class _LiveView:
         try:
             result = await self._fetch()
         except (ToolError, RuntimeError) as error:
-            self._closed(str(error))
+            gone = isinstance(error, ToolError) and error.message.startswith("Session not found")
+            self._closed("browser session closed by another client" if gone else str(error))
             self.stop()
             return
         if ticket > self._applied:

@@ -105,3 +105,12 @@ def test_replay_validate_all(session: nb.Session, login_url: str) -> None:
     assert str(table["sequence"].dtype) == "Int64" and table["sequence"].tolist() == [1, 2, 3]
     assert table["status"].tolist() == ["refused", "refused", "confirmation_required"]
     assert table["drift"].tolist()[:2] == ["unsupported_action", "state_drift"] and pd.isna(table["drift"].iloc[2])
+
+
+def test_replay_validate_takes_sequences_straight_from_a_dataframe(transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        s.scroll(pixels=0)
+        sequences = s.trace.events()["sequence"].to_numpy()  # numpy integers, not Python ints
+        statuses = [s.replay_validate(sequence).status for sequence in sequences]
+    assert statuses[0] == "refused" and len(statuses) == 2

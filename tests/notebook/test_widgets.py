@@ -130,3 +130,14 @@ def _wait_for_plan(panel: nb.ReplayPanel, sequence: int) -> nb.ReplayPlan:
             return panel.plan
         time.sleep(0.01)
     raise AssertionError("no plan")
+
+
+async def test_dashboard_says_when_another_client_closed_the_session(transport: Transport, login_url: str) -> None:
+    opened = await transport.call("open_page", {"url": login_url, "trace": True})
+    watcher = nb.attach(opened["session_id"], transport)
+    dashboard = watcher.trace.dashboard()
+    await transport.call("close_page", {"session_id": opened["session_id"]})  # someone else closes it
+    dashboard.refresh().result(timeout=30)
+    header = dashboard.get_state()["header"]["value"]
+    assert "browser session closed by another client" in header and "Session not found" not in header
+    dashboard.stop()
