@@ -148,6 +148,7 @@
   const SHA_KI = new Int32Array(SHA_K);
   const SHA_W = new Int32Array(64);
   let shaBytes = new Uint8Array(512);
+  let shaWords = new Int32Array(256);
 
   // ---- per-compile state
   let visits = 0;
@@ -415,40 +416,46 @@
     for (let s = 28; s >= 0; s -= 4) out += HEX[(x >>> s) & 15];
     return out;
   }
+  // Message words (big-endian) are written straight from the string when it is ASCII (ids
+  // are origin|role|name|path, almost always ASCII); other text goes through UTF-8 bytes.
   function sha256Hex12(s) {
     const len = s.length;
-    if (len * 3 + 72 > shaBytes.length) shaBytes = new Uint8Array(len * 3 + 72);
-    const buf = shaBytes;
-    let n = 0;
-    for (let i = 0; i < len; i++) {
-      let c = s.charCodeAt(i);
-      if (c < 0x80) buf[n++] = c;
-      else if (c < 0x800) { buf[n++] = 0xc0 | (c >> 6); buf[n++] = 0x80 | (c & 63); }
-      else if (isHigh(c) && i + 1 < len && isLow(s.charCodeAt(i + 1))) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
-        buf[n++] = 0xf0 | (c >> 18); buf[n++] = 0x80 | ((c >> 12) & 63);
-        buf[n++] = 0x80 | ((c >> 6) & 63); buf[n++] = 0x80 | (c & 63);
-      } else {
-        if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-        buf[n++] = 0xe0 | (c >> 12); buf[n++] = 0x80 | ((c >> 6) & 63); buf[n++] = 0x80 | (c & 63);
+    let words = shaWords;
+    let n = 0; // message length in bytes
+    let ascii = true;
+    const need = ((len * 3) >> 2) + 32; // words for the UTF-8 worst case plus padding
+    if (need > words.length) words = shaWords = new Int32Array(need);
+    let i = 0;
+    for (; i + 3 < len; i += 4) {
+      const a = s.charCodeAt(i), b = s.charCodeAt(i + 1), c = s.charCodeAt(i + 2), d = s.charCodeAt(i + 3);
+      if ((a | b | c | d) >= 0x80) { ascii = false; break; }
+      words[i >> 2] = (a << 24) | (b << 16) | (c << 8) | d;
+    }
+    if (ascii) {
+      let w = 0;
+      let shift = 24;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) { ascii = false; break; }
+        w |= c << shift;
+        shift -= 8;
+      }
+      if (ascii) {
+        words[len >> 2] = w | (0x80 << shift);
+        n = len;
       }
     }
-    const bitLength = n * 8;
-    buf[n++] = 0x80;
-    while (n % 64 !== 56) buf[n++] = 0;
-    const high = (bitLength / 0x100000000) | 0;
-    buf[n++] = (high >>> 24) & 255; buf[n++] = (high >>> 16) & 255; buf[n++] = (high >>> 8) & 255; buf[n++] = high & 255;
-    buf[n++] = (bitLength >>> 24) & 255; buf[n++] = (bitLength >>> 16) & 255;
-    buf[n++] = (bitLength >>> 8) & 255; buf[n++] = bitLength & 255;
+    if (!ascii) n = utf8Words(s, words);
+    const nw = ((n + 8) >> 6) * 16 + 16; // words incl. padding and length
+    for (let j = (n >> 2) + 1; j < nw; j++) words[j] = 0;
+    words[nw - 2] = (n / 0x20000000) | 0;
+    words[nw - 1] = n << 3;
     let h0 = 0x6a09e667 | 0, h1 = 0xbb67ae85 | 0, h2 = 0x3c6ef372 | 0, h3 = 0xa54ff53a | 0;
     let h4 = 0x510e527f | 0, h5 = 0x9b05688c | 0, h6 = 0x1f83d9ab | 0, h7 = 0x5be0cd19 | 0;
     const W = SHA_W;
     const K = SHA_KI;
-    for (let off = 0; off < n; off += 64) {
-      for (let t = 0; t < 16; t++) {
-        const j = off + t * 4;
-        W[t] = (buf[j] << 24) | (buf[j + 1] << 16) | (buf[j + 2] << 8) | buf[j + 3];
-      }
+    for (let off = 0; off < nw; off += 16) {
+      for (let t = 0; t < 16; t++) W[t] = words[off + t];
       for (let t = 16; t < 64; t++) {
         const x = W[t - 15];
         const y = W[t - 2];
@@ -468,6 +475,31 @@
       h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
     }
     return hex8(h0) + hex8(h1).slice(0, 4);
+  }
+  // UTF-8 bytes of `s` (lone surrogates as U+FFFD) into big-endian words with the 0x80
+  // terminator; returns the byte length.
+  function utf8Words(s, words) {
+    const len = s.length;
+    if (len * 3 + 72 > shaBytes.length) shaBytes = new Uint8Array(len * 3 + 72);
+    const buf = shaBytes;
+    let n = 0;
+    for (let i = 0; i < len; i++) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) buf[n++] = c;
+      else if (c < 0x800) { buf[n++] = 0xc0 | (c >> 6); buf[n++] = 0x80 | (c & 63); }
+      else if (isHigh(c) && i + 1 < len && isLow(s.charCodeAt(i + 1))) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
+        buf[n++] = 0xf0 | (c >> 18); buf[n++] = 0x80 | ((c >> 12) & 63);
+        buf[n++] = 0x80 | ((c >> 6) & 63); buf[n++] = 0x80 | (c & 63);
+      } else {
+        if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+        buf[n++] = 0xe0 | (c >> 12); buf[n++] = 0x80 | ((c >> 6) & 63); buf[n++] = 0x80 | (c & 63);
+      }
+    }
+    buf[n] = 0x80;
+    buf[n + 1] = 0; buf[n + 2] = 0; buf[n + 3] = 0;
+    for (let j = 0; j <= n; j += 4) words[j >> 2] = (buf[j] << 24) | (buf[j + 1] << 16) | (buf[j + 2] << 8) | buf[j + 3];
+    return n;
   }
   function idName(name) {
     const t = trimWs(lower(name));
@@ -512,7 +544,12 @@
     return false;
   }
   // D3: the live computed style replaces the reference's <style>/inline-style parsing.
+  // Fast path: checkVisibility({visibilityProperty}) is true only for an element with a box
+  // whose computed visibility is visible, so it is never hidden by the rule below; any other
+  // answer (no box: display:none ancestors or contents, closed details ...) asks the style.
+  const VISIBLE_OPTIONS = { __proto__: null, visibilityProperty: true };
   function styleHidden(el) {
+    if (typeof el.checkVisibility === "function" && el.checkVisibility(VISIBLE_OPTIONS) === true) return false;
     const cs = computedStyle(el);
     if (cs.display === "none") return true;
     const v = cs.visibility;
