@@ -223,15 +223,20 @@
     }
     return s.slice(0, i);
   }
+  // UTF-8 width of the code point starting at t[i]; 4 means a surrogate pair (two units).
+  function utf8Width(t, i, n) {
+    const c = t.charCodeAt(i);
+    if (c < 0x80) return 1;
+    if (c < 0x800) return 2;
+    return isHigh(c) && i + 1 < n && isLow(t.charCodeAt(i + 1)) ? 4 : 3;
+  }
   function utf8Length(s) {
     const n = s.length;
-    let bytes = n;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0x80) continue;
-      if (c < 0x800) bytes += 1;
-      else if (isHigh(c) && i + 1 < n && isLow(s.charCodeAt(i + 1))) { bytes += 2; i++; }
-      else bytes += 2;
+    let bytes = 0;
+    for (let i = 0; i < n; ) {
+      const w = utf8Width(s, i, n);
+      bytes += w;
+      i += w === 4 ? 2 : 1;
     }
     return bytes;
   }
@@ -244,17 +249,13 @@
     let punctByte = -1;
     let wsIdx = -1;
     while (i < n) {
-      const c = t.charCodeAt(i);
-      let w = 3;
-      let units = 1;
-      if (c < 0x80) w = 1;
-      else if (c < 0x800) w = 2;
-      else if (isHigh(c) && i + 1 < n && isLow(t.charCodeAt(i + 1))) { w = 4; units = 2; }
+      const w = utf8Width(t, i, n);
       if (bytes + w > max) break;
+      const c = t.charCodeAt(i);
       if (c === 46 || c === 33 || c === 63) { punctIdx = i; punctByte = bytes; }
       else if (isWs(c)) wsIdx = i;
       bytes += w;
-      i += units;
+      i += w === 4 ? 2 : 1;
     }
     if (i >= n) return t;
     if (punctIdx >= 0 && punctByte >= ((max * 2) / 5 | 0)) return t.slice(0, punctIdx + 1);
@@ -263,15 +264,10 @@
     let b = 0;
     let j = 0;
     while (j < n) {
-      const c = t.charCodeAt(j);
-      let w = 3;
-      let units = 1;
-      if (c < 0x80) w = 1;
-      else if (c < 0x800) w = 2;
-      else if (isHigh(c) && j + 1 < n && isLow(t.charCodeAt(j + 1))) { w = 4; units = 2; }
+      const w = utf8Width(t, j, n);
       if (b + w > target) break;
       b += w;
-      j += units;
+      j += w === 4 ? 2 : 1;
     }
     return t.slice(0, j) + "...";
   }
