@@ -32,7 +32,7 @@ from plasmate_nb.trace.som_walk import iter_elements
 
 ELEMENTS = 5000
 ROUND_TRIPS = 200
-SCRIPT_REPEATS = 15
+SCRIPT_REPEATS = 40
 TOKEN = "bench-" + "b" * 40
 BARE_WALK = """() => { const out = []; const walk = (n) => { for (const c of n.children) {
   out.push([c.tagName, c.id, (c.textContent || '').slice(0, 40)]); walk(c); } };
@@ -139,13 +139,23 @@ async def open_vs_floor(dispatcher: Dispatcher, url: str) -> list[dict]:
             await page.goto(url)
             await page.evaluate(BARE_WALK)
 
+        async def floor_with_lifecycle() -> None:  # the same context/page lifecycle a session has
+            context = await browser.new_context()
+            fresh = await context.new_page()
+            await fresh.goto(url)
+            await fresh.evaluate(BARE_WALK)
+            await context.close()
+
         floor_samples = await time_async(floor, 10)
+        lifecycle_samples = await time_async(floor_with_lifecycle, 10)
         await browser.close()
     ours = await time_async(traced_open, 10)
     return [
-        {"step": "goto + bare DOM walk (floor)", "median_ms": median_ms(floor_samples)},
+        {"step": "goto + bare DOM walk, reused page (floor)", "median_ms": median_ms(floor_samples)},
+        {"step": "new context + goto + bare walk + close", "median_ms": median_ms(lifecycle_samples)},
         {"step": "traced open_page + close_page", "median_ms": median_ms(ours),
-         "ratio": median_ms(ours) / median_ms(floor_samples)},
+         "ratio": median_ms(ours) / median_ms(floor_samples),
+         "ratio_same_lifecycle": median_ms(ours) / median_ms(lifecycle_samples)},
     ]  # fmt: skip
 
 
