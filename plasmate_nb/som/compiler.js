@@ -596,6 +596,15 @@
     }
     return null;
   }
+  // Normalised text of the first visible <tag> child (caption, legend, summary); null if none.
+  function childText(el, tag) {
+    const child = firstVisibleChild(el, tag);
+    return child === null ? null : normalizeText(visibleText(child));
+  }
+  function putChildText(attrs, el, tag) {
+    const text = childText(el, tag);
+    if (text !== null && text !== "") attrs[tag] = q(text);
+  }
 
   // ---- label index (§3.5), one per tree scope (document body, each shadow root), lazy
   function makeScope(root) {
@@ -794,8 +803,7 @@
   function resolveLabel(el, tag, text, scope) {
     const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope) : null;
     if (fromAttrs !== null || tag !== "fieldset") return fromAttrs;
-    const legend = firstVisibleChild(el, "legend");
-    return legend === null ? null : normalizeText(visibleText(legend));
+    return childText(el, "legend");
   }
   function attributeLabel(el, tag, text, scope) {
     const labelledBy = el.getAttribute("aria-labelledby");
@@ -980,11 +988,7 @@
         break;
       }
       case "table": {
-        const caption = firstVisibleChild(el, "caption");
-        if (caption !== null) {
-          const text = normalizeText(visibleText(caption));
-          if (text !== "") attrs.caption = q(text);
-        }
+        putChildText(attrs, el, "caption");
         const state = { headers: null, rows: [] };
         tableRows(el, state);
         if (state.headers !== null) attrs.headers = state.headers;
@@ -995,21 +999,13 @@
         putRaw(attrs, el, "aria-label", "section_label");
         break;
       case "fieldset": {
-        const legend = firstVisibleChild(el, "legend");
-        if (legend !== null) {
-          const text = normalizeText(visibleText(legend));
-          if (text !== "") attrs.legend = q(text);
-        }
+        putChildText(attrs, el, "legend");
         if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
         break;
       }
       case "details": {
         attrs.open = el.open === true ? "true" : "false"; // D1
-        const summary = firstVisibleChild(el, "summary");
-        if (summary !== null) {
-          const text = normalizeText(visibleText(summary));
-          if (text !== "") attrs.summary = q(text);
-        }
+        putChildText(attrs, el, "summary");
         break;
       }
       case "iframe": {
