@@ -1,0 +1,83 @@
+"""Chromium discovery order and the scale-out path: connecting to a browser that already runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.browser.discovery import (
+    ENV_EXECUTABLE,
+    INSTALL_HINT,
+    LAUNCH_ARGS,
+    BrowserNotFound,
+    find_chromium,
+)
+
+
+def test_explicit_executable_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    system = find_chromium().executable or "/usr/bin/chromium"
+    monkeypatch.setenv(ENV_EXECUTABLE, system)
+    assert find_chromium().source == "env" and find_chromium().executable == system
+
+
+def test_a_wrong_explicit_executable_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(ENV_EXECUTABLE, str(tmp_path / "no-such-browser"))
+    with pytest.raises(BrowserNotFound, match="is not an executable file") as caught:
+        find_chromium()
+    assert "apt-get install -y chromium" in str(caught.value)
+
+
+def test_no_browser_anywhere_says_how_to_install_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(ENV_EXECUTABLE, raising=False)
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(BrowserNotFound) as caught:
+        find_chromium()
+    assert str(caught.value) == INSTALL_HINT
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def _wait_for_devtools(port: int) -> None:
+    for _ in range(200):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=1) as answer:
+                json.load(answer)
+                return
+        except OSError:
+            await asyncio.sleep(0.05)
+    raise AssertionError("Chromium's DevTools endpoint never answered")
+
+
+async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Path) -> None:
+    port = _free_port()
+    browser = subprocess.Popen(
+        [find_chromium().executable or "chromium", *LAUNCH_ARGS, "--headless", "--remote-debugging-address=127.0.0.1",
+         f"--remote-debugging-port={port}", f"--user-data-dir={tmp_path}", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await _wait_for_devtools(port)
+        engine = Engine(EngineConfig(endpoint=f"http://127.0.0.1:{port}"))
+        try:
+            session = await engine.open(demo.url("/login.html"), trace=True)
+            assert session.view()["title"] == "Sign in"
+            await session.evaluate("document.getElementById('email').value = 'x'")
+            await engine.close_session(session.id)
+        finally:
+            await engine.aclose()
+        assert browser.poll() is None  # a connected browser is not ours to stop
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
