@@ -1,4 +1,5 @@
-"""Playwright engine: Chromium discovery/launch/connect, sessions, actions, URL policy (SPEC §3)."""
+"""Playwright engine: Chromium discovery/launch/connect, sessions, actions, URL policy and the
+egress gate that enforces it."""
 
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.discovery import (
@@ -8,6 +9,7 @@ from plasmate_nb.browser.discovery import (
     BrowserNotFound,
     find_chromium,
 )
+from plasmate_nb.browser.egress import EgressGate, GateLimits, Refusal
 from plasmate_nb.browser.engine import Engine
 from plasmate_nb.browser.errors import ActionError, EngineError
 from plasmate_nb.browser.policy import PolicyViolation, UrlPolicy
@@ -20,10 +22,13 @@ __all__ = [
     "BrowserLocation",
     "BrowserNotFound",
     "BrowserSession",
+    "EgressGate",
     "Engine",
     "EngineConfig",
     "EngineError",
+    "GateLimits",
     "PolicyViolation",
+    "Refusal",
     "UrlPolicy",
     "find_chromium",
 ]

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from plasmate_nb.browser.discovery import ENV_ENDPOINT
+from plasmate_nb.browser.policy import Resolver
 
 
 def _endpoint_from_env() -> str | None:
@@ -25,6 +26,8 @@ class EngineConfig:
     settle_timeout: float = 2.0
     allow_private_network: bool = True
     allowed_hosts: tuple[str, ...] = ()
+    allowed_networks: tuple[str, ...] = ()  # CIDR; matches resolved addresses, not names
     headless: bool = True
     executable: str | None = None
     endpoint: str | None = field(default_factory=_endpoint_from_env)
+    resolver: Resolver | None = field(default=None, compare=False, repr=False)  # the gate's DNS (tests inject one)

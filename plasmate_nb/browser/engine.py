@@ -1,4 +1,5 @@
-"""The engine: one Chromium (launched or connected), one context per session (SPEC §3).
+"""The engine: one Chromium (launched or connected), one context per session, all of its
+traffic through one egress gate (docs/contract.md, "Browser engine").
 
 If the browser process goes away, its sessions stay registered (their traces remain
 readable) but every action on them fails with ``Browser connection lost; …``; the next
@@ -9,28 +10,44 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
+import sys
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
+from plasmate_nb.browser.egress import EgressGate, chromium_args
 from plasmate_nb.browser.errors import ActionError, EngineError
 from plasmate_nb.browser.messages import describe, reduce_url
-from plasmate_nb.browser.navigation import dismiss_dialog, goto, settle
-from plasmate_nb.browser.policy import PolicyGuard, UrlPolicy
+from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
+from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
 from plasmate_nb.som import CompiledSom, compile_page
 from plasmate_nb.trace import TraceLog
+
+LOCAL_ENDPOINT_NOTE = (
+    "plasmate-nb: note: the browser at PLASMATE_NB_BROWSER_ENDPOINT sends its traffic through the egress "
+    "gate (a per-context proxy); to leave it no way around the gate, launch it with: "
+)
+REMOTE_WARNING = (
+    "plasmate-nb: warning: the browser at PLASMATE_NB_BROWSER_ENDPOINT is not on this machine, so it "
+    "cannot reach the egress gate; the outbound URL policy is then the remote side's responsibility."
+)
 
 
 class Engine:
     def __init__(self, config: EngineConfig | None = None) -> None:
         self.config = config or EngineConfig()
-        self.policy = UrlPolicy(self.config.allow_private_network, tuple(self.config.allowed_hosts))
+        self.policy = UrlPolicy(self.config.allow_private_network, tuple(self.config.allowed_hosts),
+                                tuple(self.config.allowed_networks))
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
+        self.gate: EgressGate | None = None
+        self._context_proxy: dict[str, str] | None = None  # per-context proxy (remote browsers)
         self._sessions: dict[str, BrowserSession] = {}
         self._opening = 0  # slots reserved by opens still creating their context
         self._start_lock = asyncio.Lock()
@@ -48,6 +65,9 @@ class Engine:
                 return
             if self._playwright is None:
                 self._playwright = await async_playwright().start()
+            if self.gate is None and self._gated():
+                self.gate = EgressGate(self.policy, resolver=self.config.resolver)
+                await self.gate.start()
             browser = await self._connect_or_launch(self._playwright)
             browser.on("disconnected", self._on_disconnected)
             self._browser = browser
@@ -57,13 +77,28 @@ class Engine:
     async def _connect_or_launch(self, playwright: Playwright) -> Browser:
         endpoint = self.config.endpoint
         if endpoint:
+            self._context_proxy = {"server": self.gate.server} if self.gate is not None else None
             if endpoint.startswith(("ws://", "wss://")):
                 return await playwright.chromium.connect(endpoint)
             return await playwright.chromium.connect_over_cdp(endpoint)
+        assert self.gate is not None
         executable = self.config.executable or find_chromium().executable
         return await playwright.chromium.launch(
-            executable_path=executable, headless=self.config.headless, args=list(LAUNCH_ARGS)
+            executable_path=executable, headless=self.config.headless,
+            args=[*LAUNCH_ARGS, *chromium_args()], proxy={"server": self.gate.server},
         )
+
+    def _gated(self) -> bool:
+        """A launched browser is always gated. A remote one only when it runs on this machine
+        (it can reach the gate on 127.0.0.1); otherwise its own egress controls apply."""
+        endpoint = self.config.endpoint
+        if not endpoint:
+            return True
+        if _is_loopback(urlsplit(endpoint).hostname):
+            print(LOCAL_ENDPOINT_NOTE + " ".join(chromium_args()[:3]), file=sys.stderr)
+            return True
+        print(REMOTE_WARNING, file=sys.stderr)
+        return False
 
     def _on_disconnected(self, browser: Browser) -> None:
         if browser is not self._browser:
@@ -88,6 +123,9 @@ class Engine:
         if playwright is not None:
             with contextlib.suppress(Exception):
                 await playwright.stop()
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            await gate.aclose()
 
     async def __aenter__(self) -> Engine:
         await self.start()
@@ -98,19 +136,12 @@ class Engine:
 
     # ----- contexts ------------------------------------------------------------------------------
 
-    async def _new_context(self) -> tuple[BrowserContext, PolicyGuard | None]:
+    async def _new_context(self) -> BrowserContext:
         await self.start()
         assert self._browser is not None
-        restricted = self.policy.restricts_network
-        # Service workers would fetch outside routing; block them when the network is restricted.
-        context = await self._browser.new_context(
-            accept_downloads=False, service_workers="block" if restricted else "allow"
-        )
-        if not restricted:
-            return context, None
-        guard = PolicyGuard(self.policy, self.config.navigation_timeout)
-        await guard.install(context)
-        return context, guard
+        if self._context_proxy is not None:
+            return await self._browser.new_context(accept_downloads=False, proxy=self._context_proxy)  # type: ignore[arg-type]
+        return await self._browser.new_context(accept_downloads=False)
 
     # ----- sessions ------------------------------------------------------------------------------
 
@@ -121,9 +152,9 @@ class Engine:
             raise EngineError(f"Maximum sessions ({limit}) reached. Close a session first.")
         self._opening += 1
         try:
-            context, guard = await self._new_context()
+            context = await self._new_context()
             session = BrowserSession(session_id=str(uuid.uuid4()), trace=TraceLog(enabled=trace),
-                                     context=context, config=self.config, policy=self.policy, guard=guard)
+                                     context=context, config=self.config, policy=self.policy, gate=self.gate)
             try:
                 await session.start_page()
             except BaseException:
@@ -177,12 +208,13 @@ class Engine:
 
     async def fetch_page(self, url: str) -> CompiledSom:
         """The SOM of ``url`` from a temporary context, closed afterwards (``.text``/``.data`` stay)."""
-        context, guard = await self._new_context()
+        context = await self._new_context()
         try:
             page = await context.new_page()
             page.on("dialog", dismiss_dialog)
-            await goto(page, url, policy=self.policy, guard=guard, timeout=self.config.navigation_timeout)
-            await settle(page, guard, self.config.settle_timeout)
+            watch = NavigationWatch(page, self.gate)
+            await goto(page, url, policy=self.policy, watch=watch, timeout=self.config.navigation_timeout)
+            await settle(page, self.config.settle_timeout)
             try:
                 return await compile_page(page, timeout=self.config.action_timeout)
             except Exception as error:  # SomCompileError, Playwright errors, timeouts
@@ -206,6 +238,15 @@ class Engine:
                     if session.idle_ms / 1000 > timeout and self._sessions.get(session.id) is session:
                         self._sessions.pop(session.id, None)
                         await session.close()
+
+
+def _is_loopback(host: str | None) -> bool:
+    if host in ("localhost", None):
+        return host is not None
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _session_row(session: BrowserSession) -> dict[str, Any]:

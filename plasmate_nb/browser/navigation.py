@@ -1,37 +1,116 @@
-"""Loading a URL into a page and waiting, bounded, for it to settle."""
+"""Loading a URL into a page, hearing what the egress gate said about it, and waiting
+(bounded) for the page to settle."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 
-from playwright.async_api import Dialog, Page
+from playwright.async_api import Dialog, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
+from plasmate_nb.browser.egress import MARKER, REASON, EgressGate
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, reduce_url
-from plasmate_nb.browser.policy import BLOCKED_PREFIX, PolicyGuard, PolicyViolation, UrlPolicy
+from plasmate_nb.browser.policy import BLOCKED_PREFIX, PolicyViolation, UrlPolicy
 
 NEXT_FRAME = "() => new Promise(resolve => requestAnimationFrame(() => resolve(null)))"
+TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
 
 
-async def goto(page: Page, url: str, *, policy: UrlPolicy, guard: PolicyGuard | None, timeout: float) -> None:
-    """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (reference §2.2)."""
+class NavigationWatch:
+    """What happened to one page's top-level navigations since :meth:`reset`.
+
+    A gate refusal of a plain-HTTP navigation arrives as a marked ``403`` response (Chromium
+    would render it as a page); a refused tunnel (HTTPS) as a failed request, matched to the
+    refusal the gate recorded for that host and port. Either becomes ``blocked``; a site's own
+    HTTP error or an unreachable destination becomes ``failed``.
+    """
+
+    def __init__(self, page: Page, gate: EgressGate | None) -> None:
+        self._gate = gate
+        self._mark = 0
+        self._urls: list[str] = []
+        self.blocked: str | None = None
+        self.failed: str | None = None
+        page.on("request", self._on_request)
+        page.on("response", self._on_response)
+        page.on("requestfailed", self._on_failed)
+
+    def reset(self) -> None:
+        self._mark = self._gate.mark() if self._gate is not None else 0
+        self._urls.clear()
+        self.blocked = self.failed = None
+
+    def verdict(self, response: Response | None = None) -> None:
+        """Take ``response`` (a ``goto``'s answer) into account now, whatever the event order."""
+        if response is not None:
+            self._on_response(response)
+
+    def _on_request(self, request: Request) -> None:
+        if _top_level(request):
+            self._urls.append(request.url)
+
+    def _on_response(self, response: Response) -> None:
+        if not _top_level(response.request):
+            return
+        kind = response.headers.get(MARKER)
+        reason = response.headers.get(REASON, "")
+        if kind == "refused":
+            self.blocked = reason.removeprefix(BLOCKED_PREFIX)
+        elif kind == "unreachable":
+            self.failed = self.failed or reason
+        elif response.status >= 400:
+            self.failed = self.failed or f"HTTP error {response.status}: {reduce_url(response.url)}"
+
+    def _on_failed(self, request: Request) -> None:
+        if _top_level(request) and request.failure == TUNNEL_FAILED:
+            self._match_refusal([request.url])
+
+    def _match_refusal(self, urls: list[str]) -> None:
+        if self._gate is None or self.blocked is not None:
+            return
+        for url in reversed(urls):
+            refusal = self._gate.refusal_for(url, since=self._mark)
+            if refusal is not None:
+                self.blocked = refusal.reason
+                return
+
+    def settle_blocked(self) -> str | None:
+        """The refusal, also for a failed tunnel whose event has not arrived yet."""
+        self._match_refusal(self._urls)
+        return self.blocked
+
+
+def _top_level(request: Request) -> bool:
+    try:
+        return request.is_navigation_request() and request.frame.parent_frame is None
+    except PlaywrightError:  # a request of a frame being torn down
+        return False
+
+
+async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float) -> None:
+    """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md, errors)."""
     prefix = f"Failed to fetch {reduce_url(url)}: "
     try:
-        await policy.check(url)
+        policy.check_form(url)
     except PolicyViolation as violation:
         raise ActionError(prefix + BLOCKED_PREFIX + str(violation)) from None
-    if guard is not None:
-        guard.take_blocked()
+    watch.reset()
     try:
         response = await _goto_once_more_if_interrupted(page, url, timeout)
     except (PlaywrightError, TimeoutError) as error:
-        blocked = guard.take_blocked() if guard is not None else None
+        blocked = watch.settle_blocked()
         reason = BLOCKED_PREFIX + blocked if blocked else describe(error, timeout)
         if not reason.startswith(("Timeout", BLOCKED_PREFIX)):
             reason = "Navigation failed: " + reason
         raise ActionError(prefix + reason) from None
+    watch.verdict(response)
+    blocked = watch.settle_blocked()
+    if blocked is not None:
+        raise ActionError(prefix + BLOCKED_PREFIX + blocked)
+    if watch.failed is not None and watch.failed.startswith("net::"):
+        raise ActionError(prefix + "Navigation failed: " + watch.failed)
     if response is not None and response.status >= 400:
         raise ActionError(f"{prefix}HTTP error {response.status}: {reduce_url(page.url)}")
 
@@ -47,15 +126,13 @@ async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):
     return await page.goto(url, wait_until="load", timeout=timeout * 1000)
 
 
-async def settle(page: Page, guard: PolicyGuard | None, timeout: float) -> None:
-    """Let the page finish what an action started: pending policy checks, the load state
-    (a navigation may have begun), then one animation frame. Never longer than ``timeout``;
-    a page that does not settle in time is taken as it is."""
+async def settle(page: Page, timeout: float) -> None:
+    """Let the page finish what an action started: the load state (a navigation may have
+    begun), then one animation frame. Never longer than ``timeout``; a page that does not
+    settle in time is taken as it is."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     for _ in range(2):  # a second round when a navigation replaced the document mid-wait
-        if guard is not None:
-            await guard.drain(max(0.0, deadline - loop.time()))
         remaining = max(0.001, deadline - loop.time())
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await page.wait_for_load_state("load", timeout=remaining * 1000)

@@ -1,61 +1,60 @@
-"""Outbound URL policy (SPEC §3): which destinations a session may load.
+"""Outbound URL policy (docs/contract.md, "URL policy"): which destinations a session may reach.
 
-Only ``http``/``https``; no userinfo; and, unless private networks are allowed or the host
-is on the allow-list, no destination that is not globally routable (private, loopback,
-link-local, unspecified, multicast, reserved, cloud metadata), whether written as an IP
-literal or a DNS name that resolves to one. Reasons are the reference's texts.
+Only ``http``/``https`` URLs without userinfo; and, unless private networks are allowed, no
+address that is not globally reachable (:mod:`plasmate_nb.browser.addresses`). Two ways to
+let a private destination through: ``allowed_hosts`` matches the URL's host name as written
+(so a name that merely *resolves* to an allowed address stays refused: no rebinding onto an
+allowed service), and ``allowed_networks`` (CIDR) matches the addresses themselves, however
+they were reached. Reasons are the reference's texts.
 
-:class:`PolicyGuard` enforces it for everything a page requests (link clicks, script
-navigations, sub-resources, redirects) through Playwright routing. Playwright does not
-route the hops of a redirect, so the guard fetches each request itself without following
-redirects and checks every ``Location`` hop before handing the first response to Chromium.
-Limits, documented: Chromium re-requests the hops it was told about (they were checked), and
-DNS is resolved once by us and once by Chromium (a rebinding race is not closed). WebSocket
-connections are not routed.
+This module only *decides*. The egress gate (:mod:`plasmate_nb.browser.egress`) enforces the
+decision at connection time for every byte Chromium sends, resolving each name once and
+connecting to exactly the address it checked.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ipaddress
 import socket
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Route
+from plasmate_nb.browser.addresses import IPAddress, is_blocked, parse_address
 
 BLOCKED_PREFIX = "Outbound URL blocked: "
-METADATA_ADDRESSES = frozenset({ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")})
-MAX_REDIRECT_HOPS = 20  # Chromium's own limit
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+Resolver = Callable[[str], Awaitable[Sequence[str]]]
+"""``async (host) -> [address, …]``: how the gate turns a name into addresses (injectable for tests)."""
 
 
 class PolicyViolation(Exception):
     """``str()`` is the reason (without the ``Outbound URL blocked:`` prefix)."""
 
 
-def _blocked_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return (
-        address in METADATA_ADDRESSES
-        or not address.is_global
-        or address.is_multicast
-        or address.is_reserved
-        or address.is_unspecified
-    )
+class Unresolvable(OSError):
+    """A host name that has no address: refused, never retried elsewhere."""
+
+
+async def system_resolver(host: str) -> list[str]:
+    """The operating system's answer for ``host``, in its order, without duplicates."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 @dataclass(frozen=True)
 class UrlPolicy:
     allow_private_network: bool = True
     allowed_hosts: tuple[str, ...] = ()
+    allowed_networks: tuple[str, ...] = ()
 
-    @property
-    def restricts_network(self) -> bool:
-        """False for the notebook default: then no route is installed at all (speed)."""
-        return not self.allow_private_network
+    def __post_init__(self) -> None:
+        for network in self.allowed_networks:
+            try:
+                ipaddress.ip_network(network, strict=False)
+            except ValueError:
+                raise ValueError(f"allowed network {network!r} is not a CIDR network such as 10.0.0.0/8") from None
 
     def check_form(self, url: str) -> str:
         """Scheme and userinfo rules; returns the host. Raises :class:`PolicyViolation`."""
@@ -75,101 +74,39 @@ class UrlPolicy:
             raise PolicyViolation("the URL has no host")
         return host
 
-    def _host_allowed(self, host: str) -> bool:
-        return self.allow_private_network or host.lower() in {h.lower().strip("[]") for h in self.allowed_hosts}
-
-    async def check(self, url: str) -> None:
-        """Every rule, resolving DNS names when the network is restricted."""
-        host = self.check_form(url)
-        if self._host_allowed(host):
-            return
-        try:
-            literal = ipaddress.ip_address(host)
-        except ValueError:
-            literal = None
+    async def addresses(self, host: str, resolver: Resolver = system_resolver) -> list[IPAddress]:
+        """Every address ``host`` stands for, each one checked: the only addresses a connection
+        may then use. Raises :class:`PolicyViolation` (a blocked address) or :class:`Unresolvable`."""
+        literal = parse_address(host)
         if literal is not None:
-            addresses = [literal]
+            found = [literal]
         else:
-            addresses = await _resolve(host)
-        for address in addresses:
-            if _blocked_address(address):
+            try:
+                answer = await resolver(host.rstrip(".").lower())
+            except (OSError, UnicodeError, ValueError) as exc:
+                raise Unresolvable(f"host {host} could not be resolved") from exc
+            found = [address for address in map(parse_address, answer) if address is not None]
+            if not found:
+                raise Unresolvable(f"host {host} could not be resolved")
+        if self.allow_private_network or self._name_allowed(host):
+            return found
+        for address in found:
+            if is_blocked(address) and not self._address_allowed(address):
                 raise PolicyViolation(f"address {address} is not globally routable")
+        return found
 
-
-async def _resolve(host: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        raise PolicyViolation(f"host {host} could not be resolved") from exc
-    return [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
-
-
-class PolicyGuard:
-    """Routes one context's requests through a :class:`UrlPolicy`.
-
-    Blocked main-frame navigations are remembered (``take_blocked``) so the action that
-    caused them can fail with ``Navigation failed: Outbound URL blocked: <reason>``.
-    """
-
-    def __init__(self, policy: UrlPolicy, fetch_timeout: float) -> None:
-        self._policy = policy
-        self._fetch_timeout_ms = fetch_timeout * 1000
-        self._blocked: list[str] = []
-        self._pending = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-
-    async def install(self, context: BrowserContext) -> None:
-        await context.route("**/*", self._handle)
-
-    def take_blocked(self) -> str | None:
-        """The first navigation blocked since the last call, and forget them all."""
-        first = self._blocked[0] if self._blocked else None
-        self._blocked.clear()
-        return first
-
-    async def drain(self, timeout: float) -> None:
-        """Wait (bounded) until navigation checks in progress are decided."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._idle.wait(), timeout)
-
-    async def _handle(self, route: Route) -> None:
-        request = route.request
-        navigation = request.is_navigation_request() and request.frame.parent_frame is None
-        if navigation:
-            self._pending += 1
-            self._idle.clear()
+    async def check(self, url: str, resolver: Resolver = system_resolver) -> None:
+        """Every rule for ``url`` (a pre-check with a friendly message; the gate enforces)."""
+        host = self.check_form(url)
         try:
-            await self._decide(route, navigation)
-        except Exception:  # the page or context went away mid-request: nothing left to answer
-            with contextlib.suppress(Exception):
-                await route.abort("failed")
-        finally:
-            if navigation:
-                self._pending -= 1
-                if self._pending == 0:
-                    self._idle.set()
+            await self.addresses(host, resolver)
+        except Unresolvable as exc:
+            if not self.allow_private_network:
+                raise PolicyViolation(str(exc)) from None
 
-    async def _decide(self, route: Route, navigation: bool) -> None:
-        request = route.request
-        try:
-            await self._policy.check(request.url)
-            first = await route.fetch(max_redirects=0, timeout=self._fetch_timeout_ms)
-            await self._check_redirect_chain(route, request.url, request.method, first)
-        except PolicyViolation as violation:
-            if navigation:
-                self._blocked.append(str(violation))
-            await route.abort("blockedbyclient")
-            return
-        await route.fulfill(response=first)  # a fetch failure propagates: _handle aborts the request
+    def _name_allowed(self, host: str) -> bool:
+        wanted = host.lower().strip("[]").rstrip(".")
+        return any(wanted == entry.lower().strip("[]").rstrip(".") for entry in self.allowed_hosts)
 
-    async def _check_redirect_chain(self, route: Route, url: str, method: str, response) -> None:
-        for _ in range(MAX_REDIRECT_HOPS):
-            location = response.headers.get("location")
-            if response.status not in REDIRECT_STATUSES or not location:
-                return
-            url = urljoin(url, location)
-            await self._policy.check(url)
-            if response.status in (301, 302, 303):
-                method = "GET"
-            response = await route.fetch(url=url, method=method, max_redirects=0, timeout=self._fetch_timeout_ms)
+    def _address_allowed(self, address: IPAddress) -> bool:
+        return any(address in ipaddress.ip_network(network, strict=False) for network in self.allowed_networks)

@@ -28,22 +28,22 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from playwright.async_api import BrowserContext, ElementHandle, Page, Response
+from playwright.async_api import BrowserContext, ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
+from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import (
     LOST_BROWSER,
     describe,
     is_closed,
     is_timeout,
-    reduce_url,
     timeout_text,
 )
-from plasmate_nb.browser.navigation import dismiss_dialog, goto, settle
-from plasmate_nb.browser.policy import BLOCKED_PREFIX, PolicyGuard, UrlPolicy
+from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
+from plasmate_nb.browser.policy import BLOCKED_PREFIX, UrlPolicy
 from plasmate_nb.som import CompiledSom, SomCompileError, compile_page
 from plasmate_nb.trace import PageState, TraceLog
 from plasmate_nb.trace.som_walk import find_element
@@ -100,7 +100,7 @@ def map_evaluate_result(value: Any) -> Any:
 
 class BrowserSession:
     def __init__(self, *, session_id: str, trace: TraceLog, context: BrowserContext,
-                 config: EngineConfig, policy: UrlPolicy, guard: PolicyGuard | None) -> None:
+                 config: EngineConfig, policy: UrlPolicy, gate: EgressGate | None) -> None:
         self.id = session_id
         self.trace = trace
         self.lock = asyncio.Lock()
@@ -112,12 +112,12 @@ class BrowserSession:
         self._context = context
         self._config = config
         self._policy = policy
-        self._guard = guard
+        self._gate = gate
         self._page: Page | None = None
+        self._watch: NavigationWatch | None = None
         self._lost = False
         self._opening_page = False
         self._page_crashed = False
-        self._navigation_error: str | None = None  # HTTP error of a page-started navigation
         context.on("page", self._on_new_page)
 
     def __repr__(self) -> str:  # no URL: paths and queries may be private
@@ -159,9 +159,9 @@ class BrowserSession:
             self._opening_page = False
         page.on("dialog", dismiss_dialog)
         page.on("crash", self._on_crash)
-        page.on("response", self._on_response)
         page.set_default_timeout(self._config.action_timeout * 1000)
         page.set_default_navigation_timeout(self._config.navigation_timeout * 1000)
+        self._watch = NavigationWatch(page, self._gate)
         self._page = page
         self._page_crashed = False
 
@@ -185,18 +185,12 @@ class BrowserSession:
     def _on_crash(self, _page: Page) -> None:
         self._page_crashed = True
 
-    def _on_response(self, response: Response) -> None:
-        request = response.request
-        if response.status >= 400 and request.is_navigation_request() and request.frame.parent_frame is None:
-            self._navigation_error = f"HTTP error {response.status}: {reduce_url(response.url)}"
-
     # ----- actions -------------------------------------------------------------------------
 
     async def navigate(self, url: str) -> None:
         page = await self._live_page()
-        self._navigation_error = None
         try:
-            await goto(page, url, policy=self._policy, guard=self._guard,
+            await goto(page, url, policy=self._policy, watch=self._page_watch,
                        timeout=self._config.navigation_timeout)
         except ActionError:
             await self._restore(page)
@@ -292,6 +286,11 @@ class BrowserSession:
     # ----- checks, in the reference's order ----------------------------------------------------
 
     @property
+    def _page_watch(self) -> NavigationWatch:
+        assert self._watch is not None, "start_page() comes first"
+        return self._watch
+
+    @property
     def _action_ms(self) -> float:
         return self._config.action_timeout * 1000
 
@@ -352,9 +351,7 @@ class BrowserSession:
                        timeout: float | None = None, redact: tuple[str, ...] = ()) -> None:
         """Run one operation on the live page, then settle and recompile (or keep the last good state)."""
         limit = timeout if timeout is not None else self._config.action_timeout
-        if self._guard is not None:
-            self._guard.take_blocked()
-        self._navigation_error = None
+        self._page_watch.reset()
         try:
             # A second, outer bound: Playwright's own timeouts cannot fire while the driver waits on a hung renderer.
             await asyncio.wait_for(operation(), limit + 1.0)
@@ -370,12 +367,13 @@ class BrowserSession:
 
     async def _commit(self, page: Page, blocked_prefix: str) -> None:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
-        await settle(page, self._guard, self._config.settle_timeout)
-        blocked = self._guard.take_blocked() if self._guard is not None else None
+        await settle(page, self._config.settle_timeout)
+        watch = self._page_watch
+        blocked, failed = watch.settle_blocked(), watch.failed
+        watch.reset()
         if blocked is not None:
             await self._restore(page)
             raise ActionError(f"{blocked_prefix}: {BLOCKED_PREFIX}{blocked}")
-        failed, self._navigation_error = self._navigation_error, None
         if failed is not None:
             await self._restore(page)
             raise ActionError(f"{blocked_prefix}: {failed}")
@@ -403,7 +401,7 @@ class BrowserSession:
         """Take the live page back to the last good URL if it wandered off (bounded, best effort)."""
         if self._lost or self.url is None:
             return
-        await settle(page, self._guard, self._config.settle_timeout)  # let a late error page land first
+        await settle(page, self._config.settle_timeout)  # let a late error page land first
         if page.url != self.url:
             await self._reload_last_good(page)
 
@@ -422,9 +420,9 @@ class BrowserSession:
 
     async def _reload_last_good(self, page: Page) -> None:
         try:
-            await goto(page, self.url or "about:blank", policy=self._policy, guard=self._guard,
+            await goto(page, self.url or "about:blank", policy=self._policy, watch=self._page_watch,
                        timeout=self._config.navigation_timeout)
-            await settle(page, self._guard, self._config.settle_timeout)
+            await settle(page, self._config.settle_timeout)
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (ActionError, SomCompileError, PlaywrightError, TimeoutError):
             return  # the old state stays; element actions will report `Element not found in DOM`

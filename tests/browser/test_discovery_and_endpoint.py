@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.browser import Engine, EngineConfig, EngineError
 from plasmate_nb.browser.discovery import (
     ENV_EXECUTABLE,
     INSTALL_HINT,
@@ -19,6 +19,7 @@ from plasmate_nb.browser.discovery import (
     BrowserNotFound,
     find_chromium,
 )
+from plasmate_nb.browser.engine import REMOTE_WARNING
 
 
 def test_explicit_executable_wins(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,7 +61,7 @@ async def _wait_for_devtools(port: int) -> None:
     raise AssertionError("Chromium's DevTools endpoint never answered")
 
 
-async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Path) -> None:
+async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Path, capsys) -> None:
     port = _free_port()
     browser = subprocess.Popen(
         [find_chromium().executable or "chromium", *LAUNCH_ARGS, "--headless", "--remote-debugging-address=127.0.0.1",
@@ -69,15 +70,28 @@ async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Pat
     )  # fmt: skip
     try:
         await _wait_for_devtools(port)
-        engine = Engine(EngineConfig(endpoint=f"http://127.0.0.1:{port}"))
+        engine = Engine(EngineConfig(endpoint=f"http://127.0.0.1:{port}", allow_private_network=False,
+                                     allowed_networks=("127.0.0.1/32",), navigation_timeout=5))
         try:
             session = await engine.open(demo.url("/login.html"), trace=True)
             assert session.view()["title"] == "Sign in"
             await session.evaluate("document.getElementById('email').value = 'x'")
+            # The per-context proxy puts the connected browser behind the same gate.
+            blocked = demo.url("/login.html").replace("127.0.0.1", "127.0.0.2")
+            with pytest.raises(EngineError, match=r"Outbound URL blocked: address 127\.0\.0\.2"):
+                await session.navigate(blocked)
+            assert [r.host for r in engine.gate.refusals()] == ["127.0.0.2"] * len(engine.gate.refusals()) != []
             await engine.close_session(session.id)
         finally:
             await engine.aclose()
+        assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in capsys.readouterr().err
         assert browser.poll() is None  # a connected browser is not ours to stop
     finally:
         browser.terminate()
         browser.wait(timeout=30)
+
+
+def test_a_browser_on_another_machine_is_not_gated_and_the_operator_is_told(capsys) -> None:
+    engine = Engine(EngineConfig(endpoint="ws://browsers.example.test:3000/", allow_private_network=False))
+    assert engine._gated() is False  # decided without connecting anywhere
+    assert "egress" in capsys.readouterr().err and "remote side's responsibility" in REMOTE_WARNING

@@ -54,9 +54,9 @@ async def test_unknown_session(engine):
 @pytest.mark.parametrize("action", sorted(PAGE_ACTIONS))
 async def test_no_page_loaded_comes_before_element_checks(engine, action):
     # A session whose open has not navigated yet (the window the reference describes in §4).
-    context, guard = await engine._new_context()
+    context = await engine._new_context()
     session = BrowserSession(session_id="s", trace=TraceLog(enabled=False), context=context,
-                             config=engine.config, policy=engine.policy, guard=guard)
+                             config=engine.config, policy=engine.policy, gate=engine.gate)
     try:
         await session.start_page()
         with pytest.raises(ActionError) as info:

@@ -1,4 +1,5 @@
-"""URL policy (SPEC §3): blocked for direct opens and for every navigation the page starts."""
+"""URL policy: blocked for direct opens and for every navigation the page starts (the egress
+gate's attack tests are in tests/egress/)."""
 
 from __future__ import annotations
 
@@ -93,17 +94,18 @@ async def test_redirects_to_loopback_are_blocked_at_every_hop(probes, demo):
         assert probes.url.endswith("/browser/policy.html")
 
 
-async def test_subresources_are_routed_too(probes):
-    status = await probes.evaluate(
-        "fetch('http://localhost:' + location.port + '/browser/target.html').then(() => 'fetched', () => 'refused')")
-    assert status == "refused"
+async def test_subresources_pass_the_gate_too(probes, allow_listed):
+    mark = allow_listed.gate.mark()
+    await probes.evaluate(
+        "fetch('http://localhost:' + location.port + '/browser/target.html', {mode: 'no-cors'}).then(() => 1, () => 0)")
+    refused = [r for r in allow_listed.gate.refusals() if r.serial > mark]
+    assert [(r.host, r.reason) for r in refused] == [("localhost", "address 127.0.0.1 is not globally routable")]
     same = await probes.evaluate("fetch('/browser/target.html').then(r => r.status)")
     assert same == 200
 
 
 async def test_policy_object_rules():
     open_policy = UrlPolicy()
-    assert not open_policy.restricts_network
     await open_policy.check("http://127.0.0.1/")  # notebook default: private allowed
     with pytest.raises(PolicyViolation, match="scheme 'ftp'"):
         await open_policy.check("ftp://example.com/")  # scheme rule always applies
@@ -112,3 +114,19 @@ async def test_policy_object_rules():
     for address in ("0.0.0.0", "224.0.0.1", "[fd00:ec2::254]", "[::ffff:127.0.0.1]", "100.64.0.1"):
         with pytest.raises(PolicyViolation, match="is not globally routable"):
             await strict.check(f"http://{address}/")
+
+
+async def test_allowed_networks_match_addresses_and_allowed_hosts_match_names():
+    async def resolver(host):
+        return {"intranet.test": ["10.1.2.3"], "rebound.test": ["127.0.0.1"]}[host]
+
+    by_network = UrlPolicy(allow_private_network=False, allowed_networks=("10.0.0.0/8",))
+    assert [str(a) for a in await by_network.addresses("intranet.test", resolver)] == ["10.1.2.3"]
+    assert [str(a) for a in await by_network.addresses("10.9.9.9", resolver)] == ["10.9.9.9"]
+    with pytest.raises(PolicyViolation, match=r"address 169\.254\.169\.254 is not globally routable"):
+        await by_network.addresses("169.254.169.254", resolver)
+    by_name = UrlPolicy(allow_private_network=False, allowed_hosts=("127.0.0.1",))
+    with pytest.raises(PolicyViolation, match=r"address 127\.0\.0\.1 is not globally routable"):
+        await by_name.addresses("rebound.test", resolver)  # a name rebound onto an allowed host
+    with pytest.raises(ValueError, match="not a CIDR network"):
+        UrlPolicy(allowed_networks=("intranet",))

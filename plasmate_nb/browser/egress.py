@@ -1,0 +1,558 @@
+"""The egress gate: every byte Chromium sends passes one connection-level URL policy.
+
+Checking URLs in Playwright routes is not enough: routes never see redirect hops, WebSockets,
+speculative prefetches or WebRTC, and a check that resolves a name once while Chromium resolves
+it again can be rebound. So the engine launches Chromium with this gate as its only proxy (see
+:func:`chromium_args` for the switches that leave no way around it) and the gate decides at
+connection time:
+
+* every plain-HTTP request (per request: Chromium reuses one proxy connection for many origins)
+  and every ``CONNECT`` tunnel (HTTPS, ``ws://``, ``wss://``, TURN over TCP) has its host
+  resolved **once**; every address is checked by :class:`UrlPolicy`, and the gate connects to
+  exactly the addresses it checked — a second DNS answer is never used;
+* a refusal is a ``403`` carrying :data:`MARKER` (plain HTTP) or a refused ``CONNECT``, and is
+  remembered (:meth:`EgressGate.refusals`) so the engine can name it in the navigation's error;
+* an unreachable destination is a ``502`` carrying the network error Chromium would have
+  reported itself (``net::ERR_CONNECTION_REFUSED`` …), so errors read as before.
+
+HTTP/1.1 is parsed by ``h11`` on both sides. Everything is bounded: header size, idle time,
+concurrent connections and tunnels, pooled upstream connections (kept alive per checked
+address and port, which keeps the gate's cost on a page with many subresources small).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import re
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import h11
+
+from plasmate_nb.browser.addresses import IPAddress
+from plasmate_nb.browser.policy import (
+    BLOCKED_PREFIX,
+    PolicyViolation,
+    Resolver,
+    Unresolvable,
+    UrlPolicy,
+    system_resolver,
+)
+
+MARKER = "x-plasmate-egress"
+"""Response header on every answer the gate makes itself: ``refused`` or ``unreachable``."""
+REASON = "x-plasmate-egress-reason"
+HOP_BY_HOP = frozenset({
+    b"connection", b"keep-alive", b"proxy-connection", b"proxy-authenticate",
+    b"proxy-authorization", b"te", b"trailer", b"upgrade",
+})
+GATE_HOST = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class GateLimits:
+    """Bounds of the gate. Times are seconds."""
+
+    max_header_bytes: int = 64 * 1024
+    client_idle: float = 60.0  # a keep-alive connection from Chromium with no request
+    upstream_connect: float = 10.0
+    upstream_idle: float = 120.0  # no byte from the destination for this long ends the exchange
+    tunnel_idle: float = 600.0  # WebSockets may sit quietly for minutes
+    max_connections: int = 512
+    max_tunnels: int = 256
+    pooled_per_destination: int = 6
+    pooled_total: int = 64
+    pooled_idle: float = 30.0
+    replayable_body_bytes: int = 64 * 1024  # larger request bodies are streamed, never sent twice
+    remembered_refusals: int = 256
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One destination the gate refused: enough to name it in an error, nothing more."""
+
+    host: str
+    port: int
+    reason: str
+    serial: int
+
+
+class _Upstream:
+    """One kept-alive HTTP/1.1 connection to a checked address."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.http = h11.Connection(h11.CLIENT)
+        peer = writer.get_extra_info("peername") or ("", 0)
+        self.key: tuple[str, int] = (str(peer[0]), int(peer[1]))
+        self.released_at = 0.0
+        self.reused = False
+
+    async def send(self, event: h11.Event) -> None:
+        self.writer.write(self.http.send(event) or b"")
+        await self.writer.drain()
+
+    def usable(self, now: float, idle: float) -> bool:
+        return not self.reader.at_eof() and not self.writer.is_closing() and now - self.released_at < idle
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class EgressGate:
+    """An HTTP/1.1 forward proxy on 127.0.0.1 that enforces a :class:`UrlPolicy`."""
+
+    def __init__(self, policy: UrlPolicy, *, resolver: Resolver | None = None,
+                 limits: GateLimits | None = None) -> None:
+        self.policy = policy
+        self.limits = limits or GateLimits()
+        self._resolver = resolver or system_resolver
+        self._server: asyncio.Server | None = None
+        self._port = 0
+        self._connections = asyncio.Semaphore(self.limits.max_connections)
+        self._tunnels = asyncio.Semaphore(self.limits.max_tunnels)
+        self._pool: dict[tuple[str, int], deque[_Upstream]] = {}
+        self._refusals: deque[Refusal] = deque(maxlen=self.limits.remembered_refusals)
+        self._serial = itertools.count(1)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __repr__(self) -> str:
+        return f"EgressGate(server={self.server!r}, refusals={len(self._refusals)})"
+
+    # ----- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._server is not None:
+            return
+        self._server = await asyncio.start_server(self._accept, GATE_HOST, 0,
+                                                  limit=self.limits.max_header_bytes)
+        self._port = self._server.sockets[0].getsockname()[1]
+
+    @property
+    def server(self) -> str:
+        """``http://127.0.0.1:<port>``: the proxy address given to Chromium."""
+        return f"http://{GATE_HOST}:{self._port}" if self._server is not None else ""
+
+    async def aclose(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        for pooled in self._pool.values():
+            for upstream in pooled:
+                upstream.close()
+        self._pool.clear()
+
+    # ----- what the engine asks ----------------------------------------------------------------
+
+    def mark(self) -> int:
+        """A point in time for :meth:`refusal_for` (``since=``)."""
+        return next(self._serial)
+
+    def refusals(self) -> list[Refusal]:
+        """The most recent refusals, oldest first (bounded)."""
+        return list(self._refusals)
+
+    def refusal_for(self, url: str, since: int = 0) -> Refusal | None:
+        """The latest refusal of ``url``'s host and port recorded after ``since``."""
+        try:
+            parts = urlsplit(url)
+            host, port = parts.hostname, parts.port or (443 if parts.scheme in ("https", "wss") else 80)
+        except ValueError:
+            return None
+        for refusal in reversed(self._refusals):
+            if refusal.serial > since and refusal.host == host and refusal.port == port:
+                return refusal
+        return None
+
+    # ----- connections from Chromium -----------------------------------------------------------
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            async with self._connections:
+                await self._serve(reader, writer)
+        except (OSError, h11.ProtocolError, asyncio.IncompleteReadError, TimeoutError):
+            pass  # the peer went away or broke the protocol: nothing is owed to it
+        finally:
+            self._tasks.discard(task)
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        client = h11.Connection(h11.SERVER, max_incomplete_event_size=self.limits.max_header_bytes)
+        while True:
+            try:
+                event = await _next_event(client, reader, self.limits.client_idle)
+            except h11.RemoteProtocolError:
+                with contextlib.suppress(h11.ProtocolError):
+                    writer.write(_own_answer(client, 400, "unreachable", "malformed request"))
+                return
+            if not isinstance(event, h11.Request):
+                return  # closed (or idle too long) between requests
+            if event.method == b"CONNECT":
+                await self._tunnel(client, event, reader, writer)
+                return
+            await self._forward(client, event, reader, writer)
+            if client.our_state is not h11.DONE or client.their_state is not h11.DONE:
+                return
+            client.start_next_cycle()
+
+    async def _destination(self, host: str, port: int) -> list[IPAddress]:
+        """Checked addresses, or a remembered refusal (:class:`PolicyViolation`)."""
+        try:
+            return await self.policy.addresses(host, self._resolver)
+        except PolicyViolation as violation:
+            self._refusals.append(Refusal(host, port, str(violation), next(self._serial)))
+            raise
+
+    # ----- plain HTTP: one request at a time, each checked ---------------------------------------
+
+    async def _forward(self, client: h11.Connection, request: h11.Request,
+                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parts = urlsplit(request.target.decode("ascii", "replace"))
+        try:
+            host, port = parts.hostname, parts.port or 80
+        except ValueError:
+            host, port = None, 0
+        if parts.scheme != "http" or not host:
+            await _drain_body(client, reader, self.limits.client_idle)
+            writer.write(_own_answer(client, 400, "unreachable", "a proxy request needs an absolute http URL"))
+            return
+        try:
+            addresses = await self._destination(host, port)
+        except PolicyViolation as violation:
+            await _drain_body(client, reader, self.limits.client_idle)
+            writer.write(_own_answer(client, 403, "refused", BLOCKED_PREFIX + str(violation)))
+            return
+        except Unresolvable as unresolvable:
+            await _drain_body(client, reader, self.limits.client_idle)
+            writer.write(_own_answer(client, 502, "unreachable", _net_error(unresolvable)))
+            return
+        head = h11.Request(
+            method=request.method,
+            target=((parts.path or "/") + (f"?{parts.query}" if parts.query else "")).encode("ascii", "replace"),
+            headers=_end_to_end(request.headers),
+        )
+        body = _Body(client, reader, self.limits)
+        await body.read_ahead()
+        try:
+            upstream, first = await self._exchange(addresses, port, head, body)
+        except OSError as error:
+            if client.their_state is h11.SEND_BODY:
+                return  # the request itself is incomplete: closing is the only honest answer
+            writer.write(_own_answer(client, 502, "unreachable", _net_error(error)))
+            return
+        await self._relay_response(client, upstream, first, writer)
+
+    async def _exchange(self, addresses: list[IPAddress], port: int, head: h11.Request,
+                        body: _Body) -> tuple[_Upstream, h11.Response]:
+        """Send the request and read the response head. A kept-alive connection the destination
+        closed meanwhile is replaced once by a fresh one (as browsers do), if the body allows."""
+        upstream = self._pooled(addresses, port)
+        while True:
+            if upstream is None:
+                upstream = _Upstream(*await self._open(addresses, port))
+            try:
+                await upstream.send(head)
+                await body.send_to(upstream)
+                response = await _response_head(upstream, self.limits.upstream_idle)
+                return upstream, response
+            except (OSError, h11.ProtocolError) as error:
+                upstream.close()
+                if not (upstream.reused and body.replayable):
+                    raise error if isinstance(error, OSError) else ConnectionError("bad response") from None
+                upstream = None
+
+    async def _relay_response(self, client: h11.Connection, upstream: _Upstream, first: h11.Response,
+                              writer: asyncio.StreamWriter) -> None:
+        reusable = False
+        try:
+            event: object = h11.Response(status_code=first.status_code, reason=first.reason,
+                                         headers=_end_to_end(first.headers))
+            while True:
+                writer.write(client.send(event) or b"")  # type: ignore[arg-type]
+                await writer.drain()
+                if isinstance(event, h11.EndOfMessage):
+                    reusable = upstream.http.our_state is h11.DONE and upstream.http.their_state is h11.DONE
+                    return
+                event = await _next_event(upstream.http, upstream.reader, self.limits.upstream_idle)
+                if event is None or isinstance(event, h11.ConnectionClosed):
+                    return  # cut short: closing tells Chromium the body is incomplete
+        except h11.RemoteProtocolError:
+            return
+        finally:
+            if reusable:
+                self._release(upstream)
+            else:
+                upstream.close()
+
+    def _pooled(self, addresses: list[IPAddress], port: int) -> _Upstream | None:
+        now = time.monotonic()
+        for address in addresses:
+            pooled = self._pool.get((str(address), port))
+            while pooled:
+                upstream = pooled.pop()
+                if upstream.usable(now, self.limits.pooled_idle):
+                    upstream.reused = True
+                    return upstream
+                upstream.close()
+        return None
+
+    def _release(self, upstream: _Upstream) -> None:
+        upstream.http.start_next_cycle()
+        upstream.released_at = time.monotonic()
+        pooled = self._pool.setdefault(upstream.key, deque())
+        total = sum(len(queue) for queue in self._pool.values())
+        if len(pooled) >= self.limits.pooled_per_destination or total >= self.limits.pooled_total:
+            upstream.close()
+            return
+        pooled.append(upstream)
+
+    async def _open(self, addresses: list[IPAddress], port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """Connect to the first of the checked addresses that answers (never to any other)."""
+        last: OSError = ConnectionRefusedError("no address")
+        for address in addresses:
+            try:
+                return await asyncio.wait_for(asyncio.open_connection(str(address), port),
+                                              self.limits.upstream_connect)
+            except TimeoutError:
+                last = TimeoutError("connect timed out")
+            except OSError as error:
+                last = error
+        raise last
+
+    # ----- CONNECT: one check per tunnel -----------------------------------------------------------
+
+    async def _tunnel(self, client: h11.Connection, request: h11.Request,
+                      reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        host, port = _authority(request.target.decode("ascii", "replace"))
+        await _drain_body(client, reader, self.limits.client_idle)  # a CONNECT has none; h11 wants its end
+        if host is None:
+            writer.write(_own_answer(client, 400, "unreachable", "a CONNECT target is host:port"))
+            return
+        try:
+            addresses = await self._destination(host, port)
+            upstream_reader, upstream_writer = await self._open(addresses, port)
+        except PolicyViolation as violation:
+            writer.write(_own_answer(client, 403, "refused", BLOCKED_PREFIX + str(violation)))
+            return
+        except OSError as error:
+            writer.write(_own_answer(client, 502, "unreachable", _net_error(error)))
+            return
+        async with self._tunnels:
+            writer.write(client.send(h11.Response(status_code=200, headers=[])) or b"")
+            leftover, _closed = client.trailing_data
+            if leftover:
+                upstream_writer.write(leftover)
+            try:
+                await _splice(reader, writer, upstream_reader, upstream_writer, self.limits.tunnel_idle)
+            finally:
+                upstream_writer.close()
+
+
+# ----- helpers ---------------------------------------------------------------------------------------
+
+async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader, idle: float):
+    """The next h11 event, reading as needed; ``None`` when the peer stays silent for ``idle``."""
+    while True:
+        event = connection.next_event()
+        if event is h11.NEED_DATA:
+            try:
+                data = await asyncio.wait_for(reader.read(65536), idle)
+            except TimeoutError:
+                return None
+            connection.receive_data(data)
+            continue
+        if event is h11.PAUSED:
+            return None
+        return event
+
+
+class _Body:
+    """A request body on its way upstream: read ahead (bounded) so a request can be sent again
+    on a fresh connection, streamed when larger."""
+
+    def __init__(self, client: h11.Connection, reader: asyncio.StreamReader, limits: GateLimits) -> None:
+        self._client = client
+        self._reader = reader
+        self._limits = limits
+        self._chunks: list[bytes] = []
+        self._complete = False
+
+    @property
+    def replayable(self) -> bool:
+        return self._complete
+
+    async def read_ahead(self) -> None:
+        size = 0
+        while size <= self._limits.replayable_body_bytes:
+            chunk = await self._next()
+            if chunk is None:
+                self._complete = True
+                return
+            self._chunks.append(chunk)
+            size += len(chunk)
+
+    async def send_to(self, upstream: _Upstream) -> None:
+        for chunk in self._chunks:
+            await upstream.send(h11.Data(data=chunk))
+        if not self._complete:
+            self._chunks = []  # streamed from here on: not replayable
+            while (chunk := await self._next()) is not None:
+                await upstream.send(h11.Data(data=chunk))
+        await upstream.send(h11.EndOfMessage())
+
+    async def _next(self) -> bytes | None:
+        while True:
+            event = await _next_event(self._client, self._reader, self._limits.client_idle)
+            if event is None or isinstance(event, h11.ConnectionClosed):
+                raise ConnectionResetError("the request body was cut short")
+            if isinstance(event, h11.EndOfMessage):
+                return None
+            if isinstance(event, h11.Data):
+                return bytes(event.data)
+
+
+async def _response_head(upstream: _Upstream, idle: float) -> h11.Response:
+    """The final response head (1xx answers are hop-by-hop: Chromium never asked for them)."""
+    while True:
+        event = await _next_event(upstream.http, upstream.reader, idle)
+        if event is None:
+            raise TimeoutError("no response")
+        if isinstance(event, h11.ConnectionClosed):
+            raise ConnectionResetError("closed before a response")
+        if isinstance(event, h11.Response):
+            return event
+
+
+async def _drain_body(client: h11.Connection, reader: asyncio.StreamReader, idle: float) -> None:
+    while client.their_state is h11.SEND_BODY:
+        event = await _next_event(client, reader, idle)
+        if event is None or isinstance(event, h11.ConnectionClosed):
+            return
+
+
+def _own_answer(client: h11.Connection, status: int, kind: str, text: str) -> bytes:
+    """A complete answer the gate makes itself, marked so the engine can tell it from the site's."""
+    body = (text + "\n").encode()
+    headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body))),
+               ("cache-control", "no-store"), (MARKER, kind), (REASON, _header_safe(text))]
+    if client.their_state is not h11.DONE:
+        headers.append(("connection", "close"))
+    return b"".join(part or b"" for part in (
+        client.send(h11.Response(status_code=status, headers=headers)),
+        client.send(h11.Data(data=body)),
+        client.send(h11.EndOfMessage()),
+    ))
+
+
+def _end_to_end(headers) -> list[tuple[bytes, bytes]]:
+    listed = {token.strip().lower() for name, value in headers if name == b"connection"
+              for token in value.split(b",")}
+    return [(name, value) for name, value in headers if name not in HOP_BY_HOP and name not in listed]
+
+
+def _authority(target: str) -> tuple[str | None, int]:
+    match = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\]:(\d{1,5})|([^:\[\]/]+):(\d{1,5})", target)
+    if match is None:
+        return None, 0
+    host = match.group(1) or match.group(3)
+    port = int(match.group(2) or match.group(4))
+    return (host, port) if 0 < port < 65536 else (None, 0)
+
+
+def _net_error(error: OSError) -> str:
+    if isinstance(error, ConnectionRefusedError):
+        return "net::ERR_CONNECTION_REFUSED"
+    if isinstance(error, TimeoutError):
+        return "net::ERR_CONNECTION_TIMED_OUT"
+    if isinstance(error, Unresolvable):
+        return "net::ERR_NAME_NOT_RESOLVED"
+    return "net::ERR_CONNECTION_FAILED"
+
+
+def _header_safe(text: str) -> str:
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in text)[:300]
+
+
+async def _splice(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
+                  upstream_reader: asyncio.StreamReader, upstream_writer: asyncio.StreamWriter,
+                  idle: float) -> None:
+    """Copy bytes both ways until either side closes or both stay silent for ``idle``."""
+    last = [time.monotonic()]
+
+    async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+        while True:
+            data = await source.read(65536)
+            if not data:
+                with contextlib.suppress(OSError):
+                    if sink.can_write_eof():
+                        sink.write_eof()
+                return
+            last[0] = time.monotonic()
+            sink.write(data)
+            await sink.drain()
+
+    tasks = [asyncio.ensure_future(pump(client_reader, upstream_writer)),
+             asyncio.ensure_future(pump(upstream_reader, client_writer))]
+    try:
+        pending = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, timeout=idle)
+            if any(task.exception() for task in done if not task.cancelled()):
+                return
+            if not done and time.monotonic() - last[0] >= idle:
+                return
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+
+
+# ----- the Chromium side -------------------------------------------------------------------------------
+
+def chromium_args() -> list[str]:
+    """Launch switches that leave Chromium no route around the gate.
+
+    Chromium resolves no name itself (the gate does), speaks no QUIC (UDP the gate cannot see),
+    and sends WebRTC UDP only through a proxy — that is, never. The ``--disable-features`` list
+    is merged with Playwright's own, because Chromium keeps only the last such switch.
+    """
+    features = [*playwright_disabled_features(), "WebRtcHideLocalIpsWithMdns"]
+    return [
+        f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {GATE_HOST}",
+        "--disable-quic",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--disable-features=" + ",".join(dict.fromkeys(features)),
+    ]
+
+
+def playwright_disabled_features() -> list[str]:
+    """The ``--disable-features`` list Playwright passes to Chromium, read from its driver."""
+    import playwright
+
+    root = Path(playwright.__file__).parent / "driver" / "package" / "lib"
+    for source in (root / "coreBundle.js", root / "server" / "chromium" / "chromiumSwitches.js"):
+        try:
+            text = source.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        match = re.search(r"disabledFeatures\s*=\s*\[(.*?)\]", text, re.DOTALL)
+        if match:
+            body = re.sub(r"//[^\n]*", "", match.group(1))
+            return re.findall(r"[\"']([A-Za-z0-9_]+)[\"']", body)
+    return []
