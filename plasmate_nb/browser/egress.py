@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import re
 import time
 from collections import deque
@@ -44,6 +45,8 @@ from plasmate_nb.browser.policy import (
     system_resolver,
 )
 
+log = logging.getLogger("plasmate_nb.egress")
+
 MARKER = "x-plasmate-egress"
 """Response header on every answer the gate makes itself: ``refused`` or ``unreachable``."""
 REASON = "x-plasmate-egress-reason"
@@ -58,7 +61,7 @@ GATE_HOST = "127.0.0.1"
 class GateLimits:
     """Bounds of the gate. Times are seconds."""
 
-    max_header_bytes: int = 64 * 1024
+    max_header_bytes: int = 256 * 1024  # Chromium's own bound on response headers
     client_idle: float = 60.0  # a keep-alive connection from Chromium with no request
     upstream_connect: float = 10.0
     upstream_idle: float = 120.0  # no byte from the destination for this long ends the exchange
@@ -85,10 +88,11 @@ class Refusal:
 class _Upstream:
     """One kept-alive HTTP/1.1 connection to a checked address."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: GateLimits) -> None:
         self.reader = reader
         self.writer = writer
-        self.http = h11.Connection(h11.CLIENT)
+        self.idle = limits.upstream_idle
+        self.http = h11.Connection(h11.CLIENT, max_incomplete_event_size=limits.max_header_bytes)
         peer = writer.get_extra_info("peername") or ("", 0)
         self.key: tuple[str, int] = (str(peer[0]), int(peer[1]))
         self.released_at = 0.0
@@ -96,7 +100,7 @@ class _Upstream:
 
     async def send(self, event: h11.Event) -> None:
         self.writer.write(self.http.send(event) or b"")
-        await self.writer.drain()
+        await asyncio.wait_for(self.writer.drain(), self.idle)  # a destination that stops reading
 
     def usable(self, now: float, idle: float) -> bool:
         return not self.reader.at_eof() and not self.writer.is_closing() and now - self.released_at < idle
@@ -186,6 +190,10 @@ class EgressGate:
                 await self._serve(reader, writer)
         except (OSError, h11.ProtocolError, asyncio.IncompleteReadError, TimeoutError):
             pass  # the peer went away or broke the protocol: nothing is owed to it
+        except asyncio.CancelledError:
+            pass  # aclose() ends every connection; the task is ours, so the cancellation ends here
+        except Exception as error:  # a surprise must end this connection only, never the gate
+            log.warning("egress gate: connection ended by %s", type(error).__name__)
         finally:
             self._tasks.discard(task)
             writer.close()
@@ -263,16 +271,15 @@ class EgressGate:
         upstream = self._pooled(addresses, port)
         while True:
             if upstream is None:
-                upstream = _Upstream(*await self._open(addresses, port))
+                upstream = _Upstream(*await self._open(addresses, port), self.limits)
             try:
                 await upstream.send(head)
                 await body.send_to(upstream)
-                response = await _response_head(upstream, self.limits.upstream_idle)
-                return upstream, response
-            except (OSError, h11.ProtocolError) as error:
+                return upstream, await _response_head(upstream, self.limits.upstream_idle)
+            except OSError:
                 upstream.close()
                 if not (upstream.reused and body.replayable):
-                    raise error if isinstance(error, OSError) else ConnectionError("bad response") from None
+                    raise
                 upstream = None
 
     async def _relay_response(self, client: h11.Connection, upstream: _Upstream, first: h11.Response,
@@ -283,7 +290,7 @@ class EgressGate:
                                          headers=_end_to_end(first.headers))
             while True:
                 writer.write(client.send(event) or b"")  # type: ignore[arg-type]
-                await writer.drain()
+                await asyncio.wait_for(writer.drain(), self.limits.client_idle)  # Chromium stopped reading
                 if isinstance(event, h11.EndOfMessage):
                     reusable = upstream.http.our_state is h11.DONE and upstream.http.their_state is h11.DONE
                     return
@@ -364,8 +371,10 @@ class EgressGate:
 
 # ----- helpers ---------------------------------------------------------------------------------------
 
-async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader, idle: float):
-    """The next h11 event, reading as needed; ``None`` when the peer stays silent for ``idle``."""
+async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader, idle: float,
+                      received: list[int] | None = None):
+    """The next h11 event, reading as needed; ``None`` when the peer stays silent for ``idle``.
+    ``received`` (a one-item counter) adds up the bytes read."""
     while True:
         event = connection.next_event()
         if event is h11.NEED_DATA:
@@ -373,6 +382,8 @@ async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader, 
                 data = await asyncio.wait_for(reader.read(65536), idle)
             except TimeoutError:
                 return None
+            if received is not None:
+                received[0] += len(data)
             connection.receive_data(data)
             continue
         if event is h11.PAUSED:
@@ -427,12 +438,19 @@ class _Body:
 
 async def _response_head(upstream: _Upstream, idle: float) -> h11.Response:
     """The final response head (1xx answers are hop-by-hop: Chromium never asked for them)."""
+    received = [0]
     while True:
-        event = await _next_event(upstream.http, upstream.reader, idle)
+        try:
+            event = await _next_event(upstream.http, upstream.reader, idle, received)
+        except (ConnectionResetError, h11.RemoteProtocolError) as error:
+            # h11 reports a close before any response as a protocol error; tell the two apart.
+            if received[0] == 0:
+                raise _EmptyResponse("closed before a response") from error
+            raise _InvalidResponse("not an HTTP/1.1 response") from error
         if event is None:
-            raise TimeoutError("no response")
+            raise _NoResponse("no response")
         if isinstance(event, h11.ConnectionClosed):
-            raise ConnectionResetError("closed before a response")
+            raise _EmptyResponse("closed before a response")
         if isinstance(event, h11.Response):
             return event
 
@@ -473,7 +491,25 @@ def _authority(target: str) -> tuple[str | None, int]:
     return (host, port) if 0 < port < 65536 else (None, 0)
 
 
+class _NoResponse(TimeoutError):
+    """Connected, but the destination sent no response in time."""
+
+
+class _EmptyResponse(ConnectionResetError):
+    """Connected, but the destination closed without a response."""
+
+
+class _InvalidResponse(ConnectionError):
+    """Connected, but what came back is not HTTP/1.1."""
+
+
 def _net_error(error: OSError) -> str:
+    if isinstance(error, _NoResponse):
+        return "net::ERR_TIMED_OUT"
+    if isinstance(error, _EmptyResponse):
+        return "net::ERR_EMPTY_RESPONSE"
+    if isinstance(error, _InvalidResponse):
+        return "net::ERR_INVALID_HTTP_RESPONSE"
     if isinstance(error, ConnectionRefusedError):
         return "net::ERR_CONNECTION_REFUSED"
     if isinstance(error, TimeoutError):
