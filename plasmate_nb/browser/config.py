@@ -23,6 +23,7 @@ class EngineConfig:
     navigation_timeout: float = 30.0
     action_timeout: float = 10.0
     evaluate_timeout: float = 15.0
+    evaluate_result_limit: int = 1_048_576  # bytes (UTF-8) of an evaluate result's JSON; larger is an error
     settle_timeout: float = 2.0
     allow_private_network: bool = True
     allowed_hosts: tuple[str, ...] = ()

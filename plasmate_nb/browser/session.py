@@ -261,14 +261,37 @@ class BrowserSession:
 
     async def evaluate(self, expression: str) -> Any:
         page = await self._page_with_som()
+        limit = self._config.evaluate_result_limit
         result: list[Any] = []
 
         async def run() -> None:
-            result.append(await asyncio.wait_for(page.evaluate(evaluate_wrapper(expression)),
-                                                 self._config.evaluate_timeout))
+            script = self._refusing_oversize(evaluate_wrapper(expression), limit)
+            result.append(await asyncio.wait_for(page.evaluate(script), self._config.evaluate_timeout))
 
         await self._perform(page, "Evaluate", run, timeout=self._config.evaluate_timeout)
-        return map_evaluate_result(result[0])
+        refused = isinstance(result[0], dict)  # the wrapper turns every object into JSON text: a dict is the refusal
+        value = None if refused else map_evaluate_result(result[0])
+        # Measured as sent: JSON, UTF-8, a lone surrogate as its \uXXXX escape (server/app.py).
+        if refused or len(json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+                          .encode("utf-8", "backslashreplace")) > limit:
+            raise ActionError(f"Evaluate failed: the result is larger than the evaluate result limit of {limit} "
+                              "bytes (UTF-8 JSON); return less, or raise the limit "
+                              "(EngineConfig.evaluate_result_limit, serve --evaluate-result-limit)")
+        return value
+
+    @staticmethod
+    def _refusing_oversize(script: str, limit: int) -> str:
+        """``script``, with a string result far over ``limit`` replaced by an object in the page, so
+        a huge value never crosses the wire. The page measures JS's JSON of the value, which can
+        exceed the server's by number formatting (``0.00001`` against ``1e-05``), so it refuses
+        only above 1.5 × ``limit``; the server measures exactly whatever comes back."""
+        bound = limit * 3 // 2
+        return (
+            "(async function(){ var v = await (" + script + "); "
+            f"if (typeof v !== 'string' || v.length * 3 <= {bound}) return v; "
+            "var j; try { j = JSON.stringify(JSON.parse(v)); } catch (e) { j = JSON.stringify(v); } "
+            f"return new TextEncoder().encode(j).length > {bound} ? {{refused: true}} : v; }})()"
+        )
 
     async def get_cookies(self, url: str | None = None) -> list[dict[str, Any]]:
         self._check_connected()

@@ -2,6 +2,10 @@
 
 The low-level server is used (not ``MCPServer``) because the catalogue carries explicit JSON
 Schemas and every result must be built by the dispatcher, which validates arguments itself.
+
+A result text may hold a lone surrogate (a page's ``evaluate`` can return ``"\\ud800"``). The SDK
+cannot encode one as UTF-8: on stdio its writer died and took the server with it. Each is sent
+as its JSON escape instead, so a JSON payload keeps its exact value.
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ def package_version() -> str:
         return "0.0.0"
 
 
+def encodable(text: str) -> str:
+    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (valid UTF-8 throughout)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def tool_definition(spec: ToolSpec) -> types.Tool:
     return types.Tool(
         name=spec.name,
@@ -61,7 +70,7 @@ def build_server(dispatcher: Dispatcher) -> Server[Any]:
         spec = TOOLS_BY_NAME.get(params.name)
         trust = "tool-error" if result.is_error or spec is None else spec.trust
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)],
+            content=[types.TextContent(type="text", text=encodable(result.text))],
             is_error=result.is_error,
             _meta={"dev.plasmate/trust": trust, "dev.plasmate/dataHandling": DATA_HANDLING},
         )

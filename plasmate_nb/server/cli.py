@@ -23,6 +23,7 @@ def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
         idle_timeout=args.idle_timeout,
         allow_private_network=args.allow_private_network,
         allowed_hosts=tuple(args.allow_host),
+        evaluate_result_limit=args.evaluate_result_limit,
     )
 
 
@@ -33,7 +34,9 @@ def serve_from_args(args: argparse.Namespace) -> int:
     try:
         http = None
         if args.transport == "http":
-            http = HttpServer(dispatcher, args.host, args.port, args.token, tuple(args.allow_origin))
+            http = HttpServer(dispatcher, args.host, args.port, args.token, tuple(args.allow_origin),
+                              header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+                              shutdown_timeout=args.shutdown_timeout)
     except ServerConfigError as exc:
         print(exc, file=sys.stderr)
         return 2

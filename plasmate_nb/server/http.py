@@ -6,6 +6,12 @@ token → 401 (compared in constant time), then a declared body over the limit �
 also counts streamed bodies). A POST body that is not a well-formed JSON-RPC frame is then
 answered with 400 and a JSON-RPC error (the SDK would take a request with a bad ``id`` for a
 notification). Logs go to stderr; nothing is written to stdout.
+
+uvicorn bounds only the idle time between requests (``timeout_keep_alive``): a client that sent
+half its headers, or its headers and half its body, held a connection (and, mid-body, the
+request's task) forever, and SIGTERM waited on it. :class:`DeadlineProtocol` puts a deadline on
+the headers and on the body of each request (408, or a plain close when nothing of a request
+arrived); uvicorn's ``timeout_graceful_shutdown`` bounds the wait for open requests on exit.
 """
 
 from __future__ import annotations
@@ -21,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import h11
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from plasmate_nb.server.app import build_server
 from plasmate_nb.server.jsonrpc_guard import error_bytes, malformed_frame_error
@@ -30,6 +38,9 @@ from plasmate_nb.tools import Dispatcher
 
 TOKEN_ENV = "PLASMATE_NB_MCP_TOKEN"
 MAX_BODY_BYTES = 1024 * 1024
+HEADER_TIMEOUT_S = 30.0
+BODY_TIMEOUT_S = 65.0
+SHUTDOWN_TIMEOUT_S = 5.0
 MIN_TOKEN_BYTES = 32
 ENDPOINT_PATH = "/mcp"
 LOOPBACK_NAMES = frozenset({"localhost"})
@@ -165,6 +176,85 @@ async def _respond(send: Any, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+_REQUEST_TIMEOUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                    b"content-length: 16\r\nconnection: close\r\n\r\nRequest Timeout\n")
+
+
+class DeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline on each request's headers, then on its body.
+
+    The header clock starts when the server is ready for a request (connection made, or the
+    previous response sent); the body clock when the headers are in. Data arriving does not
+    reset either (a slow drip is no escape). Subclassed per server by :func:`deadline_protocol`.
+    """
+
+    header_timeout: float = HEADER_TIMEOUT_S
+    body_timeout: float = BODY_TIMEOUT_S
+    shutdown_grace: float = SHUTDOWN_TIMEOUT_S / 2
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._phase: type[h11.IDLE] | type[h11.SEND_BODY] | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        super().connection_made(transport)
+        self._watch()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._watch()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._phase = None
+        self._cancel()
+        super().connection_lost(exc)
+
+    def shutdown(self) -> None:
+        """On exit, a body still arriving gets ``shutdown_grace`` at most: its request then ends
+        (408) before uvicorn cancels the task at the full shutdown bound."""
+        super().shutdown()
+        remaining = self._deadline.when() - self.loop.time() if self._deadline is not None else 0.0
+        if self._phase is h11.SEND_BODY and remaining > self.shutdown_grace:
+            self._cancel()
+            self._deadline = self.loop.call_later(self.shutdown_grace, self._expire)
+
+    def _watch(self) -> None:
+        """(Re)arm the deadline when the request phase changes: awaiting headers, body, or neither."""
+        state = self.conn.their_state
+        phase = state if state in (h11.IDLE, h11.SEND_BODY) else None
+        if phase is self._phase:
+            return
+        self._cancel()
+        self._phase = phase
+        if phase is not None and not self.transport.is_closing():
+            limit = self.header_timeout if phase is h11.IDLE else self.body_timeout
+            self._deadline = self.loop.call_later(limit, self._expire)
+
+    def _cancel(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self._phase is h11.IDLE:
+            started = bool(self.conn.trailing_data[0])  # part of a request's headers is buffered
+        else:
+            started = self.cycle is not None and not self.cycle.response_started
+        if started:
+            self.transport.write(_REQUEST_TIMEOUT)
+        self.transport.close()  # connection_lost tells a waiting app the client is gone
+
+
+def deadline_protocol(header_timeout: float, body_timeout: float, shutdown_timeout: float) -> type[DeadlineProtocol]:
+    return type("DeadlineProtocol", (DeadlineProtocol,), {
+        "header_timeout": header_timeout, "body_timeout": body_timeout, "shutdown_grace": shutdown_timeout / 2})
+
+
 @dataclass
 class HttpServer:
     """The MCP server on streamable HTTP, runnable in any event loop (CLI or a notebook's)."""
@@ -175,6 +265,9 @@ class HttpServer:
     token: str | None = None
     allowed_origins: tuple[str, ...] = ()
     max_body: int = MAX_BODY_BYTES
+    header_timeout: float = HEADER_TIMEOUT_S  # seconds to receive a request's headers
+    body_timeout: float = BODY_TIMEOUT_S  # seconds to receive its body, once the headers are in
+    shutdown_timeout: float = SHUTDOWN_TIMEOUT_S  # seconds open requests get to finish on exit
     generated_token: bool = field(init=False, default=False)
     _server: uvicorn.Server | None = field(init=False, default=None, repr=False)
     _task: asyncio.Task[None] | None = field(init=False, default=None, repr=False)
@@ -183,6 +276,9 @@ class HttpServer:
         self.host = check_loopback_host(self.host)
         self.token, self.generated_token = resolve_token(self.token)
         self.allowed_origins = tuple(normalise_origin(origin) for origin in self.allowed_origins)
+        for name in ("header_timeout", "body_timeout", "shutdown_timeout"):
+            if not 0 < getattr(self, name) < float("inf"):
+                raise ServerConfigError(f"invalid {name.replace('_', ' ')}: must be a positive number of seconds")
 
     def __repr__(self) -> str:  # the token is a credential: never in a repr
         return f"HttpServer(url={self.url!r})"
@@ -211,7 +307,9 @@ class HttpServer:
     async def start(self) -> HttpServer:
         """Start serving on the running loop; returns once the socket listens (port 0 → a free port)."""
         config = uvicorn.Config(
-            self.asgi_app(), host=self.host, port=self.port, log_level="warning", access_log=False, lifespan="on"
+            self.asgi_app(), host=self.host, port=self.port, log_level="warning", access_log=False, lifespan="on",
+            http=deadline_protocol(self.header_timeout, self.body_timeout, self.shutdown_timeout),
+            timeout_graceful_shutdown=self.shutdown_timeout,  # type: ignore[arg-type]  # a float works
         )
         self._server = uvicorn.Server(config)
         self._task = asyncio.create_task(self._server.serve())

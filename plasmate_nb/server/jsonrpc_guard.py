@@ -4,23 +4,36 @@ The SDK validates each frame against its message union and silently drops what f
 a request whose ``id`` has the wrong type (object, array, float, bool) validates as a
 *notification*. A client that sent such a frame would wait forever. Every transport runs
 frames through :func:`malformed_frame_error` first and answers with the error it returns.
+
+The last check is the SDK's own parse (``validate_json``, pydantic's JSON parser), so whatever
+the SDK would drop is answered here: frames nested deeper than its recursion limit, and lone
+surrogate escapes (``"\\ud800"``), which Python's ``json`` accepts but the SDK refuses. Nesting
+too deep for Python's ``json`` raises ``RecursionError``, which must not escape (it killed the
+stdio server); the id of such a frame is read from its top level alone.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import mcp_types as types
+from pydantic import ValidationError
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+TOO_DEEP = "Parse error: the frame is nested too deeply"
+# A JSON string, or one bracket: enough to find a frame's top-level members without recursion.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
     """The JSON-RPC error answering ``frame``, or ``None`` when the SDK can take it as it is."""
     try:
         message = json.loads(frame)
+    except RecursionError:
+        return _error(_top_level_id(frame), PARSE_ERROR, TOO_DEEP)
     except (ValueError, UnicodeDecodeError):
         return _error(None, PARSE_ERROR, "Parse error: the frame is not valid JSON")
     if not isinstance(message, dict):
@@ -38,14 +51,52 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
         if message.get("params") is not None and not isinstance(message["params"], dict):
             return _error(answer_to, INVALID_REQUEST, "Invalid Request: params must be an object")
     try:
-        types.jsonrpc_message_adapter.validate_python(message, by_name=False)
-    except ValueError:
+        types.jsonrpc_message_adapter.validate_json(frame, by_name=False)
+    except ValidationError as exc:
+        unreadable = [error["msg"] for error in exc.errors(include_input=False) if error["type"] == "json_invalid"]
+        if any("recursion limit" in reason for reason in unreadable):
+            return _error(answer_to, PARSE_ERROR, TOO_DEEP)
+        if unreadable:
+            return _error(answer_to, PARSE_ERROR, "Parse error: the frame is not valid JSON for the server "
+                          "(for example a lone surrogate escape in a string)")
         return _error(answer_to, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request, notification or response")
+    except RecursionError:
+        return _error(answer_to, PARSE_ERROR, TOO_DEEP)
     return None
 
 
 def error_bytes(error: types.JSONRPCError) -> bytes:
     return error.model_dump_json(by_alias=True, exclude_unset=False).encode()
+
+
+def _top_level_id(frame: str | bytes) -> Any:
+    """The ``id`` of a frame too deep to parse, read from its top level only (``None`` if unreadable)."""
+    try:
+        text = frame.decode() if isinstance(frame, bytes) else frame
+    except UnicodeDecodeError:
+        return None
+    # Replace every nested value by 0: the top level is then shallow enough to parse.
+    shallow, depth, start = [], 0, 0
+    for token in _TOKEN.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            if depth == 1:
+                shallow.append(text[start:token.start()] + "0")
+            depth += 1
+        elif bracket in "]}":
+            depth -= 1
+            if depth == 1:
+                start = token.end()
+            elif depth < 1:
+                break
+    if depth != 0 or not text.lstrip().startswith("{"):
+        return None
+    shallow.append(text[start:])
+    try:
+        request_id = json.loads("".join(shallow)).get("id")
+    except (ValueError, AttributeError):
+        return None
+    return request_id if _is_request_id(request_id) else None
 
 
 def _is_request_id(value: Any) -> bool:

@@ -5,6 +5,25 @@ from __future__ import annotations
 import argparse
 
 DEFAULT_PORT = 9272
+# Mirrors of the defaults in server/http.py and browser/config.py (imported lazily, not here).
+DEFAULT_HEADER_TIMEOUT = 30.0
+DEFAULT_BODY_TIMEOUT = 65.0
+DEFAULT_SHUTDOWN_TIMEOUT = 5.0
+DEFAULT_EVALUATE_RESULT_LIMIT = 1_048_576
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
+
+
+def _positive_bytes(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive number of bytes")
+    return value
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,3 +36,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS")
     parser.add_argument("--allow-private-network", action="store_true")
     parser.add_argument("--allow-host", action="append", default=[], metavar="HOST")
+    parser.add_argument("--header-timeout", type=_positive_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
+                        help="HTTP: time a client has to send a request's headers (then 408)")
+    parser.add_argument("--body-timeout", type=_positive_seconds, default=DEFAULT_BODY_TIMEOUT, metavar="SECONDS",
+                        help="HTTP: time a client has to send a request's body once its headers are in (then 408)")
+    parser.add_argument("--shutdown-timeout", type=_positive_seconds, default=DEFAULT_SHUTDOWN_TIMEOUT, metavar="SECONDS",
+                        help="HTTP: on SIGTERM/SIGINT, time open requests get to finish before they are cut off")
+    parser.add_argument("--evaluate-result-limit", type=_positive_bytes, default=DEFAULT_EVALUATE_RESULT_LIMIT, metavar="BYTES",
+                        help="largest evaluate result (UTF-8 bytes of its JSON); larger ones are an error")

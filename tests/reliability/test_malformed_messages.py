@@ -1,8 +1,9 @@
 """Malformed JSON-RPC messages (bad JSON, truncated frames, wrong types, unknown methods,
-wrong versions, params of the wrong shape, non-objects, huge bodies) over stdio and HTTP:
-none is ever answered with success, none takes the server down, and a valid call is answered
-after each one. Both transports answer every malformed frame that is not a well-formed
-notification: with its id when it can be read, with id null otherwise (``server/jsonrpc_guard.py``)."""
+wrong versions, params of the wrong shape, non-objects, huge bodies, deep nesting, lone
+surrogate escapes) over stdio and HTTP: none is ever answered with success, none takes the
+server down, and a valid call is answered after each one. Both transports answer every
+malformed frame that is not a well-formed notification: with its id when it can be read, with
+id null otherwise (``server/jsonrpc_guard.py``)."""
 
 from __future__ import annotations
 
@@ -175,3 +176,56 @@ async def test_http_refuses_requests_with_an_invalid_id(fast_server, request_id)
         headers = await _http_session(client, fast_server.url)
         response = await client.post(fast_server.url, json=body, headers=headers)
     assert response.status_code == 400 or (response.status_code == 200 and _is_error(response.json()))
+
+
+# ----- frames the SDK's own parser refuses: deep nesting, lone surrogate escapes ----------------------
+
+DEEP_FRAMES = [  # (frame, the id a server can read back)
+    pytest.param(b"[" * 10_000, None, id="unclosed-brackets"),
+    pytest.param(b'{"jsonrpc":"2.0","id":"deep","method":"ping","params":' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+                 "deep", id="deeper-than-python-json"),
+    pytest.param(b'{"jsonrpc":"2.0","method":"ping","params":{"x":' + b"[" * 10_000 + b"]" * 10_000 + b'},"id":"late"}',
+                 "late", id="id-after-the-deep-member"),
+    pytest.param(b'{"jsonrpc":"2.0","id":"mid","method":"ping","params":{"x":' + b"[" * 500 + b"]" * 500 + b"}}",
+                 "mid", id="deeper-than-the-sdk-parser"),
+]
+LONE_SURROGATE = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+                  b'"params":{"name":"fetch_page","arguments":{"url":"\\ud800"}}}')
+
+
+@pytest.mark.parametrize(("body", "request_id"), DEEP_FRAMES)
+async def test_stdio_answers_deeply_nested_frames_and_keeps_serving(stdio, body: bytes, request_id) -> None:
+    responses = await stdio.exchange(Malformed("deep", body, request_id))
+    assert [r for r in responses if r.get("id") == request_id and r["error"]["code"] == -32700], responses
+
+
+async def test_stdio_answers_a_lone_surrogate_escape_with_its_id(stdio) -> None:
+    responses = await stdio.exchange(Malformed("lone_surrogate", LONE_SURROGATE, 7))
+    assert [r for r in responses if r.get("id") == 7 and "error" in r], responses
+
+
+async def test_stdio_keeps_serving_after_a_result_holding_a_lone_surrogate(stdio, demo) -> None:
+    """A page value the SDK cannot encode as UTF-8 (it killed the stdio writer) arrives as its JSON escape."""
+    def call(request_id: str, tool: str, **arguments: Any) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                           "params": {"name": tool, "arguments": arguments}}).encode()
+
+    await stdio.send(call("open", "open_page", url=demo.url("/login.html")))
+    sid = json.loads((await stdio.until("open"))[-1]["result"]["content"][0]["text"])["session_id"]
+    await stdio.send(call("lone", "evaluate", session_id=sid, expression="'a' + String.fromCharCode(0xd800) + 'b'"))
+    answer = (await stdio.until("lone"))[-1]
+    assert json.loads(answer["result"]["content"][0]["text"]) == {"result": "a\ud800b"}
+    await stdio.send(call("closed", "close_page", session_id=sid))
+    assert not (await stdio.until("closed"))[-1]["result"].get("isError")
+
+
+@pytest.mark.parametrize(("body", "request_id"), [*DEEP_FRAMES, pytest.param(LONE_SURROGATE, 7, id="lone-surrogate")])
+async def test_http_answers_deeply_nested_and_lone_surrogate_frames(fast_server, body: bytes, request_id) -> None:
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0)) as client:
+        headers = await _http_session(client, fast_server.url)
+        response = await bounded(client.post(fast_server.url, content=body, headers=headers), 30, "the frame")
+        assert response.status_code == 400, response.text[:200]
+        assert response.json()["id"] == request_id and response.json()["error"]["code"] == -32700
+        ping = await client.post(fast_server.url, json={"jsonrpc": "2.0", "id": "ok", "method": "ping"},
+                                 headers=headers)
+        assert ping.status_code == 200 and ping.json()["result"] == {}
