@@ -23,6 +23,7 @@ def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
         idle_timeout=args.idle_timeout,
         allow_private_network=args.allow_private_network,
         allowed_hosts=tuple(args.allow_host),
+        allowed_networks=tuple(args.allow_network),
         evaluate_result_limit=args.evaluate_result_limit,
     )
 

@@ -26,6 +26,15 @@ def _positive_bytes(text: str) -> int:
     return value
 
 
+def _network(text: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_network(text, strict=False))
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a CIDR network such as 10.0.0.0/8") from None
+
+
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="loopback only: 127.0.0.1, ::1 or localhost")
@@ -34,8 +43,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN")
     parser.add_argument("--max-sessions", type=int, default=10)
     parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS")
-    parser.add_argument("--allow-private-network", action="store_true")
-    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST")
+    parser.add_argument("--allow-private-network", action="store_true",
+                        help="let pages reach private, loopback and link-local destinations (blocked by default)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                        help="let pages reach this host name or IP literal, as written in the URL (repeatable)")
+    parser.add_argument("--allow-network", action="append", default=[], metavar="CIDR", type=_network,
+                        help="let pages reach addresses in this network however they are named, e.g. 10.0.0.0/8 "
+                             "(repeatable)")
     parser.add_argument("--header-timeout", type=_positive_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
                         help="HTTP: time a client has to send a request's headers (then 408)")
     parser.add_argument("--body-timeout", type=_positive_seconds, default=DEFAULT_BODY_TIMEOUT, metavar="SECONDS",
