@@ -1,4 +1,4 @@
-"""Engine settings (SPEC §3): capacity, bounded waits, URL policy, where the browser comes from."""
+"""Engine settings (docs/contract.md#browser-engine): capacity, bounded waits, URL policy, where the browser comes from."""
 
 from __future__ import annotations
 

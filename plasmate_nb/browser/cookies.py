@@ -1,4 +1,4 @@
-"""The session's real context cookie jar in the reference's shapes (reference §2.1).
+"""The session's real context cookie jar in the reference's shapes (docs/contract.md#answers).
 
 Accepted ``set_cookies`` items: ``name`` and ``value`` strings plus a ``domain`` or a
 parseable ``url`` host. The domain gets a leading ``.`` unless it is an IP address

@@ -1,4 +1,4 @@
-"""Where the Chromium executable comes from (SPEC §3), in a fixed order.
+"""Where the Chromium executable comes from (docs/contract.md#browser-engine), in a fixed order.
 
 1. ``PLASMATE_NB_CHROMIUM``: an explicit path, which must exist;
 2. the browser Playwright manages (``playwright install chromium``);

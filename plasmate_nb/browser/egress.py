@@ -37,13 +37,13 @@ import h11
 
 from plasmate_nb.browser.addresses import IPAddress
 from plasmate_nb.browser.policy import (
-    BLOCKED_PREFIX,
     PolicyViolation,
     Resolver,
     Unresolvable,
     UrlPolicy,
     system_resolver,
 )
+from plasmate_nb.errors import BLOCKED_PREFIX
 
 log = logging.getLogger("plasmate_nb.egress")
 

@@ -1,5 +1,5 @@
 """The engine: one Chromium (launched or connected), one context per session, all of its
-traffic through one egress gate (docs/contract.md, "Browser engine").
+traffic through one egress gate (docs/contract.md#browser-engine).
 
 If the browser process goes away, its sessions stay registered (their traces remain
 readable) but every action on them fails with ``Browser connection lost; …``; the next
@@ -26,6 +26,7 @@ from plasmate_nb.browser.messages import describe, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
+from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, pipeline_error, session_not_found
 from plasmate_nb.som import CompiledSom, compile_page
 from plasmate_nb.trace import TraceLog
 
@@ -149,7 +150,7 @@ class Engine:
         """A new session at ``url``; a failed open leaves no session behind."""
         limit = self.config.max_sessions
         if len(self._sessions) + self._opening >= limit:
-            raise EngineError(f"Maximum sessions ({limit}) reached. Close a session first.")
+            raise EngineError(max_sessions_reached(limit))
         self._opening += 1
         try:
             context = await self._new_context()
@@ -164,7 +165,7 @@ class Engine:
         except EngineError:
             raise
         except Exception as error:
-            raise EngineError(f"Failed to fetch {reduce_url(url)}: {describe(error, self.config.action_timeout)}") from None
+            raise EngineError(failed_to_fetch(reduce_url(url), describe(error, self.config.action_timeout))) from None
         finally:
             self._opening -= 1
         try:
@@ -179,7 +180,7 @@ class Engine:
     def get(self, session_id: str) -> BrowserSession:
         session = self._sessions.get(session_id)
         if session is None:
-            raise EngineError(f"Session not found: {session_id}")
+            raise EngineError(session_not_found(session_id))
         session.touch()
         return session
 
@@ -189,11 +190,11 @@ class Engine:
     async def close_session(self, session_id: str) -> None:
         session = self._sessions.pop(session_id, None)
         if session is None:
-            raise EngineError(f"Session not found: {session_id}")
+            raise EngineError(session_not_found(session_id))
         await session.close()
 
     def status(self) -> dict[str, Any]:
-        """The ``session_status`` payload (reference §4, struct order). Does not touch sessions."""
+        """The ``session_status`` payload (docs/contract.md#answers, field order). Does not touch sessions."""
         sessions = sorted(self._sessions.values(), key=lambda s: s.id)
         return {
             "active_sessions": len(sessions),
@@ -218,7 +219,7 @@ class Engine:
             try:
                 return await compile_page(page, timeout=self.config.action_timeout)
             except Exception as error:  # SomCompileError, Playwright errors, timeouts
-                raise ActionError(f"Pipeline error: {describe(error, self.config.action_timeout)}") from None
+                raise ActionError(pipeline_error(describe(error, self.config.action_timeout))) from None
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(context.close(), 5.0)

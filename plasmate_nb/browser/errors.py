@@ -1,4 +1,5 @@
-"""Errors of the browser engine. ``str(error)`` is the whole user-facing message."""
+"""Errors of the browser engine. ``str(error)`` is the whole user-facing message, worded by
+:mod:`plasmate_nb.errors`."""
 
 from __future__ import annotations
 

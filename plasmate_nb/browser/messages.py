@@ -1,4 +1,5 @@
-"""User-facing text for failures, privacy first.
+"""Safe reasons for Playwright failures, privacy first (the messages around them are worded
+by :mod:`plasmate_nb.errors`).
 
 Deviation from the reference, on purpose: messages never echo typed text or selected
 values, and URLs are reduced to their origin plus ``/…`` (no userinfo, path, query or
@@ -14,7 +15,8 @@ from urllib.parse import urlsplit
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-LOST_BROWSER = "Browser connection lost; the session page is gone"
+from plasmate_nb.errors import DOWNLOAD_REFUSED, PAGE_CLOSED, timeout_after
+
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*")
 _CLOSED_MARKERS = ("has been closed", "Target closed", "Browser closed", "Connection closed")
@@ -38,10 +40,6 @@ def reduce_url(url: str | None) -> str:
     return f"{parts.scheme}://{shown}{f':{port}' if port is not None else ''}/…"
 
 
-def timeout_text(seconds: float) -> str:
-    return f"Timeout after {round(seconds * 1000)}ms"
-
-
 def is_timeout(error: BaseException) -> bool:
     return isinstance(error, PlaywrightTimeoutError | TimeoutError)
 
@@ -53,15 +51,15 @@ def is_closed(error: BaseException) -> bool:
 def describe(error: BaseException, timeout: float, redact: tuple[str, ...] = ()) -> str:
     """A short, safe reason for a Playwright (or asyncio) failure."""
     if is_timeout(error):
-        return timeout_text(timeout)
+        return timeout_after(timeout)
     text = str(error)
     if "Download is starting" in text:
-        return "download refused"
+        return DOWNLOAD_REFUSED
     net = _NET_ERROR.search(text)
     if net:
         return net.group(0)
     if is_closed(error):
-        return "the page was closed"
+        return PAGE_CLOSED
     line = text.strip().splitlines()[0] if text.strip() else type(error).__name__
     line = line.split(": ", 1)[1] if re.match(r"^[A-Za-z]+\.[A-Za-z_]+: ", line) else line
     for secret in redact:

@@ -11,8 +11,15 @@ from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser.egress import MARKER, REASON, EgressGate
 from plasmate_nb.browser.errors import ActionError
-from plasmate_nb.browser.messages import describe, reduce_url
-from plasmate_nb.browser.policy import BLOCKED_PREFIX, PolicyViolation, UrlPolicy
+from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
+from plasmate_nb.browser.policy import PolicyViolation, UrlPolicy
+from plasmate_nb.errors import (
+    BLOCKED_PREFIX,
+    failed_to_fetch,
+    http_error,
+    navigation_failed,
+    outbound_blocked,
+)
 
 NEXT_FRAME = "() => new Promise(resolve => requestAnimationFrame(() => resolve(null)))"
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
@@ -61,7 +68,7 @@ class NavigationWatch:
         elif kind == "unreachable":
             self.failed = self.failed or reason
         elif response.status >= 400:
-            self.failed = self.failed or f"HTTP error {response.status}: {reduce_url(response.url)}"
+            self.failed = self.failed or http_error(response.status, reduce_url(response.url))
 
     def _on_failed(self, request: Request) -> None:
         if _top_level(request) and request.failure == TUNNEL_FAILED:
@@ -90,29 +97,31 @@ def _top_level(request: Request) -> bool:
 
 
 async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float) -> None:
-    """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md, errors)."""
-    prefix = f"Failed to fetch {reduce_url(url)}: "
+    """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md#messages-the-engine-produces)."""
+    where = reduce_url(url)
     try:
         policy.check_form(url)
     except PolicyViolation as violation:
-        raise ActionError(prefix + BLOCKED_PREFIX + str(violation)) from None
+        raise ActionError(failed_to_fetch(where, outbound_blocked(str(violation)))) from None
     watch.reset()
     try:
         response = await _goto_once_more_if_interrupted(page, url, timeout)
     except (PlaywrightError, TimeoutError) as error:
         blocked = watch.settle_blocked()
-        reason = BLOCKED_PREFIX + blocked if blocked else describe(error, timeout)
-        if not reason.startswith(("Timeout", BLOCKED_PREFIX)):
-            reason = "Navigation failed: " + reason
-        raise ActionError(prefix + reason) from None
+        if blocked:
+            reason = outbound_blocked(blocked)
+        else:
+            reason = describe(error, timeout)
+            reason = reason if is_timeout(error) else navigation_failed(reason)
+        raise ActionError(failed_to_fetch(where, reason)) from None
     watch.verdict(response)
     blocked = watch.settle_blocked()
     if blocked is not None:
-        raise ActionError(prefix + BLOCKED_PREFIX + blocked)
+        raise ActionError(failed_to_fetch(where, outbound_blocked(blocked)))
     if watch.failed is not None and watch.failed.startswith("net::"):
-        raise ActionError(prefix + "Navigation failed: " + watch.failed)
+        raise ActionError(failed_to_fetch(where, navigation_failed(watch.failed)))
     if response is not None and response.status >= 400:
-        raise ActionError(f"{prefix}HTTP error {response.status}: {reduce_url(page.url)}")
+        raise ActionError(failed_to_fetch(where, http_error(response.status, reduce_url(page.url))))
 
 
 async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):

@@ -1,11 +1,12 @@
-"""Outbound URL policy (docs/contract.md, "URL policy"): which destinations a session may reach.
+"""Outbound URL policy (docs/contract.md#url-policy): which destinations a session may reach.
 
 Only ``http``/``https`` URLs without userinfo; and, unless private networks are allowed, no
 address that is not globally reachable (:mod:`plasmate_nb.browser.addresses`). Two ways to
 let a private destination through: ``allowed_hosts`` matches the URL's host name as written
 (so a name that merely *resolves* to an allowed address stays refused: no rebinding onto an
 allowed service), and ``allowed_networks`` (CIDR) matches the addresses themselves, however
-they were reached. Reasons are the reference's texts.
+they were reached. Reasons are the reference's texts (:mod:`plasmate_nb.errors`, which also
+words the ``Outbound URL blocked: …`` refusal built from them).
 
 This module only *decides*. The egress gate (:mod:`plasmate_nb.browser.egress`) enforces the
 decision at connection time for every byte Chromium sends, resolving each name once and
@@ -22,8 +23,14 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from plasmate_nb.browser.addresses import IPAddress, is_blocked, parse_address
-
-BLOCKED_PREFIX = "Outbound URL blocked: "
+from plasmate_nb.errors import (
+    URL_HAS_CREDENTIALS,
+    URL_HAS_NO_HOST,
+    URL_UNPARSEABLE,
+    address_not_routable,
+    host_unresolvable,
+    scheme_not_allowed,
+)
 
 Resolver = Callable[[str], Awaitable[Sequence[str]]]
 """``async (host) -> [address, …]``: how the gate turns a name into addresses (injectable for tests)."""
@@ -62,16 +69,14 @@ class UrlPolicy:
             parts = urlsplit(url)
             host = parts.hostname
         except ValueError as exc:
-            raise PolicyViolation("the URL cannot be parsed") from exc
+            raise PolicyViolation(URL_UNPARSEABLE) from exc
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https"):
-            raise PolicyViolation(
-                f"outbound URL scheme '{scheme}' is not allowed; only http and https are permitted"
-            )
+            raise PolicyViolation(scheme_not_allowed(scheme))
         if parts.username is not None or parts.password is not None:
-            raise PolicyViolation("outbound URLs containing credentials are not allowed")
+            raise PolicyViolation(URL_HAS_CREDENTIALS)
         if not host:
-            raise PolicyViolation("the URL has no host")
+            raise PolicyViolation(URL_HAS_NO_HOST)
         return host
 
     async def addresses(self, host: str, resolver: Resolver = system_resolver) -> list[IPAddress]:
@@ -84,15 +89,15 @@ class UrlPolicy:
             try:
                 answer = await resolver(host.rstrip(".").lower())
             except (OSError, UnicodeError, ValueError) as exc:
-                raise Unresolvable(f"host {host} could not be resolved") from exc
+                raise Unresolvable(host_unresolvable(host)) from exc
             found = [address for address in map(parse_address, answer) if address is not None]
             if not found:
-                raise Unresolvable(f"host {host} could not be resolved")
+                raise Unresolvable(host_unresolvable(host))
         if self.allow_private_network or self._name_allowed(host):
             return found
         for address in found:
             if is_blocked(address) and not self._address_allowed(address):
-                raise PolicyViolation(f"address {address} is not globally routable")
+                raise PolicyViolation(address_not_routable(address))
         return found
 
     async def check(self, url: str, resolver: Resolver = system_resolver) -> None:

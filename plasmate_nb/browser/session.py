@@ -11,9 +11,9 @@ and when an action or ``evaluate`` times out on a page whose script no longer an
 endless loop), the page is replaced by a fresh one in the same context (cookies and storage
 survive) which goes back to the last good URL.
 
-Error texts and their check order follow reference §2.2: page presence, then
-``Element not found: <id>`` (id not in the latest SOM, for every element action), the
-element-kind checks, ``Element not found in DOM``, then execution. Privacy: see
+Error texts (:mod:`plasmate_nb.errors`) and their check order follow docs/contract.md#messages-the-engine-produces: page
+presence, then ``Element not found: <id>`` (id not in the latest SOM, for every element
+action), the element-kind checks, ``Element not found in DOM``, then execution. Privacy: see
 :mod:`plasmate_nb.browser.messages`.
 
 The tools layer holds :attr:`BrowserSession.lock` around each call; methods here never take it.
@@ -35,15 +35,28 @@ from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
-from plasmate_nb.browser.messages import (
-    LOST_BROWSER,
-    describe,
-    is_closed,
-    is_timeout,
-    timeout_text,
-)
+from plasmate_nb.browser.messages import describe, is_closed, is_timeout
 from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
-from plasmate_nb.browser.policy import BLOCKED_PREFIX, UrlPolicy
+from plasmate_nb.browser.policy import UrlPolicy
+from plasmate_nb.errors import (
+    BROWSER_CONNECTION_LOST,
+    ELEMENT_NOT_IN_DOM,
+    NO_PAGE_LOADED,
+    NOT_A_SELECT,
+    NOT_TOGGLEABLE,
+    PAGE_CLOSED,
+    PAGE_NOT_REOPENED,
+    action_failed,
+    cookie_operation_failed,
+    element_does_not_support,
+    element_not_found,
+    evaluate_result_too_large,
+    navigation_failed,
+    option_not_found,
+    outbound_blocked,
+    pipeline_error,
+    timeout_after,
+)
 from plasmate_nb.som import CompiledSom, SomCompileError, compile_page
 from plasmate_nb.trace import PageState, TraceLog
 from plasmate_nb.trace.som_walk import find_element
@@ -78,7 +91,7 @@ CLOSE_TIMEOUT_SECONDS = 5.0
 
 
 def evaluate_wrapper(expression: str) -> str:
-    """Reference §2.1: objects come back JSON-stringified. Unlike the reference, a promise
+    """docs/contract.md#answers: objects come back JSON-stringified. Unlike the reference, a promise
     is awaited first (the page is live), so ``fetch(...).then(...)`` gives its value."""
     return (
         "(async function(){ var __r = await (" + expression + "); "
@@ -87,7 +100,7 @@ def evaluate_wrapper(expression: str) -> str:
 
 
 def map_evaluate_result(value: Any) -> Any:
-    """Reference §2.1 string mapping: "undefined"/"" → None, JSON text → its value."""
+    """String mapping (docs/contract.md#answers): "undefined"/"" → None, JSON text → its value."""
     if not isinstance(value, str):
         return value
     if value in ("undefined", ""):
@@ -195,7 +208,7 @@ class BrowserSession:
         except ActionError:
             await self._restore(page)
             raise
-        await self._commit(page, "Navigation failed")
+        await self._commit(page)
 
     async def click(self, element_id: str) -> None:
         page, handle = await self._element(element_id)
@@ -205,7 +218,7 @@ class BrowserSession:
         page = await self._page_with_som()
         element = self._som_element(element_id)
         if "type" not in (element.get("actions") or []):
-            raise ActionError(f"Element does not support type: {element_id}")
+            raise ActionError(element_does_not_support("type", element_id))
         handle = await self._dom_node(element_id)
 
         async def type_in() -> None:
@@ -221,10 +234,10 @@ class BrowserSession:
     async def select_option(self, element_id: str, value: str) -> None:
         page, handle = await self._element(element_id)
         if not await self._ask(handle, IS_SELECT):
-            raise ActionError("Element is not a <select>")
+            raise ActionError(NOT_A_SELECT)
         index = await self._ask(handle, OPTION_INDEX, value)
         if index < 0:
-            raise ActionError(f"Option not found: value of {len(value.encode())} bytes")
+            raise ActionError(option_not_found(len(value.encode())))
         await self._perform(page, "Select", lambda: handle.select_option(index=index, timeout=self._action_ms),
                             redact=(value,))
 
@@ -252,7 +265,7 @@ class BrowserSession:
         elif kind == "details":
             operation = lambda: handle.evaluate(FLIP_DETAILS)  # noqa: E731
         else:
-            raise ActionError("Element is not a checkbox, radio button, or details element")
+            raise ActionError(NOT_TOGGLEABLE)
         await self._perform(page, "Toggle", operation)
 
     async def clear(self, element_id: str) -> None:
@@ -274,9 +287,7 @@ class BrowserSession:
         # Measured as sent: JSON, UTF-8, a lone surrogate as its \uXXXX escape (server/app.py).
         if refused or len(json.dumps(value, separators=(",", ":"), ensure_ascii=False)
                           .encode("utf-8", "backslashreplace")) > limit:
-            raise ActionError(f"Evaluate failed: the result is larger than the evaluate result limit of {limit} "
-                              "bytes (UTF-8 JSON); return less, or raise the limit "
-                              "(EngineConfig.evaluate_result_limit, serve --evaluate-result-limit)")
+            raise ActionError(evaluate_result_too_large(limit))
         return value
 
     @staticmethod
@@ -319,7 +330,7 @@ class BrowserSession:
 
     def _check_connected(self) -> None:
         if self._lost:
-            raise ActionError(LOST_BROWSER)
+            raise ActionError(BROWSER_CONNECTION_LOST)
 
     async def _live_page(self) -> Page:
         """The session page, replaced first if it crashed."""
@@ -327,19 +338,19 @@ class BrowserSession:
         if self._page is None or self._page_crashed:
             await self._replace_page()
         if self._page is None:
-            raise ActionError(LOST_BROWSER if self._lost else "Pipeline error: the session page could not be reopened")
+            raise ActionError(BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_NOT_REOPENED))
         return self._page
 
     async def _page_with_som(self) -> Page:
         self._check_connected()
         if self.som is None or self.url is None:
-            raise ActionError("No page loaded in session")
+            raise ActionError(NO_PAGE_LOADED)
         return await self._live_page()
 
     def _som_element(self, element_id: str) -> dict[str, Any]:
         element = find_element(self.som.data if self.som is not None else None, element_id)
         if element is None:
-            raise ActionError(f"Element not found: {element_id}")
+            raise ActionError(element_not_found(element_id))
         return element
 
     async def _dom_node(self, element_id: str) -> ElementHandle:
@@ -349,7 +360,7 @@ class BrowserSession:
         except (PlaywrightError, TimeoutError):
             handle = None
         if handle is None:
-            raise ActionError("Element not found in DOM")
+            raise ActionError(ELEMENT_NOT_IN_DOM)
         return handle
 
     async def _element(self, element_id: str) -> tuple[Page, ElementHandle]:
@@ -363,10 +374,10 @@ class BrowserSession:
             return await asyncio.wait_for(handle.evaluate(script, arg), self._config.action_timeout)
         except (PlaywrightError, TimeoutError) as error:
             if self._lost:
-                raise ActionError(LOST_BROWSER) from None
+                raise ActionError(BROWSER_CONNECTION_LOST) from None
             if is_timeout(error):
-                raise ActionError(timeout_text(self._config.action_timeout)) from None
-            raise ActionError("Element not found in DOM") from None
+                raise ActionError(timeout_after(self._config.action_timeout)) from None
+            raise ActionError(ELEMENT_NOT_IN_DOM) from None
 
     # ----- execution ---------------------------------------------------------------------------
 
@@ -380,15 +391,15 @@ class BrowserSession:
             await asyncio.wait_for(operation(), limit + 1.0)
         except (PlaywrightError, TimeoutError) as error:
             if self._lost:
-                raise ActionError(LOST_BROWSER) from None
+                raise ActionError(BROWSER_CONNECTION_LOST) from None
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
             else:
                 await self._restore(page)
-            raise ActionError(f"{what} failed: {describe(error, limit, redact)}") from None
-        await self._commit(page, "Navigation failed")
+            raise ActionError(action_failed(what, describe(error, limit, redact))) from None
+        await self._commit(page)
 
-    async def _commit(self, page: Page, blocked_prefix: str) -> None:
+    async def _commit(self, page: Page) -> None:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
         await settle(page, self._config.settle_timeout)
         watch = self._page_watch
@@ -396,18 +407,18 @@ class BrowserSession:
         watch.reset()
         if blocked is not None:
             await self._restore(page)
-            raise ActionError(f"{blocked_prefix}: {BLOCKED_PREFIX}{blocked}")
+            raise ActionError(navigation_failed(outbound_blocked(blocked)))
         if failed is not None:
             await self._restore(page)
-            raise ActionError(f"{blocked_prefix}: {failed}")
+            raise ActionError(navigation_failed(failed))
         try:
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (SomCompileError, PlaywrightError, TimeoutError) as error:
             if self._lost or is_closed(error):
-                raise ActionError(LOST_BROWSER if self._lost else "Pipeline error: the page was closed") from None
+                raise ActionError(BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)) from None
             if not await self._answers(page):
                 await self._replace_page()
-            raise ActionError(f"Pipeline error: {describe(error, self._config.action_timeout)}") from None
+            raise ActionError(pipeline_error(describe(error, self._config.action_timeout))) from None
         previous, self.som, self.url = self.som, fresh, page.url
         if previous is not None:
             with contextlib.suppress(Exception):
@@ -459,8 +470,8 @@ class BrowserSession:
             return await asyncio.wait_for(operation(), self._config.action_timeout)
         except (PlaywrightError, TimeoutError) as error:
             if self._lost or is_closed(error):
-                raise ActionError(LOST_BROWSER) from None
-            raise ActionError(f"Cookie operation failed: {describe(error, self._config.action_timeout)}") from None
+                raise ActionError(BROWSER_CONNECTION_LOST) from None
+            raise ActionError(cookie_operation_failed(describe(error, self._config.action_timeout))) from None
 
 
 async def _close_quietly(page: Page) -> None:

@@ -240,7 +240,7 @@
     }
     return bytes;
   }
-  // Cut at a sentence end or a word boundary within `max` UTF-8 bytes (reference §5.4).
+  // Cut at a sentence end or a word boundary within `max` UTF-8 bytes (docs/contract.md#text-and-truncation).
   function smartTruncate(t, max) {
     const n = t.length;
     let bytes = 0;
@@ -606,7 +606,7 @@
     if (text !== null && text !== "") attrs[tag] = q(text);
   }
 
-  // ---- label index (§3.5), one per tree scope (document body, each shadow root), lazy
+  // ---- label index (docs/contract.md#labels), one per tree scope (document body, each shadow root), lazy
   function makeScope(root) {
     return { root, ids: null, idTexts: { __proto__: null }, fors: null };
   }
@@ -735,7 +735,7 @@
     return id === null ? null : hintFor(lower(id));
   }
 
-  // ---- heuristics (§2.7, §5.6): these look at the raw subtree
+  // ---- heuristics (docs/contract.md#traversal): these look at the raw subtree
   function linkCount(el) {
     return el.querySelectorAll("a[href]").length + (el.localName === "a" && el.hasAttribute("href") ? 1 : 0);
   }
@@ -796,7 +796,7 @@
     return links >= 20 || cells <= 2;
   }
 
-  // ---- element construction (§3)
+  // ---- element construction (docs/contract.md#elements-roles-and-actions)
   function newElement(id, role, text) {
     return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null };
   }
@@ -1167,7 +1167,7 @@
     add(out, rec);
   }
 
-  // ---- walks (§2.2, §2.8, §3.3). Each child is visited through `guarded`, so a node
+  // ---- walks (docs/contract.md#traversal). Each child is visited through `guarded`, so a node
   // whose getters throw is skipped (partial SOM) while the budget still stops the walk.
   function guarded(fn, node, path, out, a, b, c, d) {
     try {
@@ -1274,7 +1274,7 @@
     for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, out, nodeInert, scope, scoped);
   }
 
-  // ---- regions (§2.4-2.10)
+  // ---- regions (docs/contract.md#regions)
   function regionId(stem) {
     const n = regionCounters[stem] === undefined ? 0 : regionCounters[stem];
     regionCounters[stem] = n + 1;
@@ -1351,7 +1351,7 @@
     finishRegion(region);
   }
 
-  // ---- budgets (§5.5)
+  // ---- budgets (docs/contract.md#budgets)
   function normalizeHref(h) {
     let out = null;
     if (h.indexOf(":") >= 0) {
@@ -1408,7 +1408,7 @@
     return kept;
   }
 
-  // ---- structured data (§1.3), whole document; maps get sorted keys (determinism)
+  // ---- structured data (docs/contract.md#shape-and-serialisation), whole document; maps get sorted keys (determinism)
   const META_NAMES = { __proto__: null, description: 1, author: 1, keywords: 1, robots: 1, viewport: 1, generator: 1, "theme-color": 1 };
   const LINK_RELS = { __proto__: null, canonical: 1, icon: 1, "shortcut icon": 1, "apple-touch-icon": 1, manifest: 1, alternate: 1, amphtml: 1, preconnect: 1, "dns-prefetch": 1, author: 1, license: 1, search: 1 };
   function jsonLdText(script) {
@@ -1469,7 +1469,7 @@
     return parts.length > 0 ? "{" + joinList(parts, ",") + "}" : null;
   }
 
-  // ---- serialization (§1: struct fields in fixed order, maps sorted)
+  // ---- serialization (docs/contract.md#shape-and-serialisation: struct fields in fixed order, maps sorted)
   const counts = { elements: 0, interactive: 0 };
   function elementJson(e) {
     counts.elements++;

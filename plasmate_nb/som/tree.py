@@ -8,7 +8,7 @@ from plasmate_nb.trace.som_walk import find_element, iter_elements
 
 __all__ = ["ACTIONS_BY_ROLE", "INTERACTIVE_ROLES", "elements_table_rows", "find_element", "iter_elements", "page_view"]
 
-# Reference §3.2: the default actions of each interactive role; other roles have none.
+# docs/contract.md#elements-roles-and-actions: the default actions of each interactive role; other roles have none.
 ACTIONS_BY_ROLE: dict[str, tuple[str, ...]] = {
     "link": ("click",),
     "button": ("click",),

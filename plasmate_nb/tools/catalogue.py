@@ -1,19 +1,31 @@
-"""The tool catalogue: names, titles, descriptions, input schemas and annotations.
+"""The tool catalogue: the one description of every tool of the contract.
 
-Schemas and annotation hints follow the reference contract (reference §1). Only the four
+Each :class:`ToolSpec` says everything about its tool: name, title, description, input schema,
+annotation hints, trust label, whether it acts on a session, how it is traced and which
+Dispatcher method runs it. Every other list of tools is derived from :data:`TOOLS` (below and
+in the dispatcher), and ``tests/tools/test_catalogue.py`` proves the derivations and the
+trace contract's own list (``TRACEABLE_ACTIONS``) agree with it.
+
+Schemas and annotation hints follow the reference contract (docs/contract.md#tool-catalogue). Only the four
 trace tools are closed (``additionalProperties: false``); every other tool ignores extra
-keys. Descriptions are ours.
+keys. Descriptions are ours. Importing this module loads no browser: the notebook layer
+reads it too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from plasmate_nb.trace import MAX_HANDLE_BYTES
 
 UNTRUSTED_WEB = "untrusted-web"
 SENSITIVE_SESSION = "sensitive-session"
+
+Tracing = Literal["full", "coarse", "never"]
+"""How a call of the tool appears in a session's trace: ``full`` (an event with its sanitised
+parameters and target), ``coarse`` (an event whose parameters are only counts and flags:
+JavaScript and cookies are never kept) or ``never`` (no event)."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +39,10 @@ class ToolSpec:
     idempotent: bool
     open_world: bool
     trust: str
+    session: bool  # acts on an existing session named by its ``session_id`` argument
+    traced: Tracing
+    handler: str  # the name of the Dispatcher method that runs it
+    output_schema: dict[str, Any] | None = None
 
     @property
     def annotations(self) -> dict[str, Any]:
@@ -73,11 +89,14 @@ _COOKIE_ITEM = {
 }
 
 
-def _tool(name, title, description, properties, required, hints, trust, closed=False) -> ToolSpec:
+def _tool(name, title, description, properties, required, hints, trust, *, session, traced,
+          closed=False) -> ToolSpec:
+    """A ToolSpec run by the Dispatcher method ``_<name>``."""
     read_only, destructive, idempotent, open_world = hints
     return ToolSpec(
         name, title, description, _schema(properties, required, closed),
         read_only, destructive, idempotent, open_world, trust,
+        session=session, traced=traced, handler=f"_{name}",
     )  # fmt: skip
 
 
@@ -91,28 +110,33 @@ TOOLS: tuple[ToolSpec, ...] = (
          "selector": {"type": "string", "description": "Region role, element role, 'interactive', "
                       "'action:<name>' or '#html-id'"}},
         ["url"], (True, False, True, True), UNTRUSTED_WEB,
+        session=False, traced="never",
     ),
     _tool(
         "session_status", "Inspect Browser Sessions",
         "List live browser sessions with their age, idle time and page-model sizes.",
         {}, [], (True, False, True, False), SENSITIVE_SESSION,
+        session=False, traced="never",
     ),
     _tool(
         "trace_status", "Inspect Session Trace",
         "Report the bounded, memory-only plasmate.trace.v1 status of a session: trace_id, retained "
         "events and bytes, bounds, next sequence, eviction/oversize/clear counters. Never returns page content.",
-        {"session_id": _HANDLE}, ["session_id"], (True, False, True, False), SENSITIVE_SESSION, closed=True,
+        {"session_id": _HANDLE}, ["session_id"], (True, False, True, False), SENSITIVE_SESSION,
+        session=True, traced="never", closed=True,
     ),
     _tool(
         "trace_export", "Export Session Trace",
         "Export the retained plasmate.trace.v1 events. Typed and selected values are omitted (byte "
         "lengths only); URLs keep only their origin plus a keyed fingerprint.",
-        {"session_id": _HANDLE}, ["session_id"], (True, False, True, False), SENSITIVE_SESSION, closed=True,
+        {"session_id": _HANDLE}, ["session_id"], (True, False, True, False), SENSITIVE_SESSION,
+        session=True, traced="never", closed=True,
     ),
     _tool(
         "trace_clear", "Clear Session Trace",
         "Discard retained trace events. The sequence keeps counting and tracing stays as it was.",
-        {"session_id": _HANDLE}, ["session_id"], (False, True, True, False), SENSITIVE_SESSION, closed=True,
+        {"session_id": _HANDLE}, ["session_id"], (False, True, True, False), SENSITIVE_SESSION,
+        session=True, traced="never", closed=True,
     ),
     _tool(
         "replay_validate", "Validate Replay Plan",
@@ -122,7 +146,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"session_id": _HANDLE, "trace_id": _HANDLE,
          "sequence": {"type": "integer", "minimum": 1},
          "confirmed": {"type": "boolean", "default": False}},
-        ["session_id", "trace_id", "sequence"], (True, False, True, False), SENSITIVE_SESSION, closed=True,
+        ["session_id", "trace_id", "sequence"], (True, False, True, False), SENSITIVE_SESSION,
+        session=True, traced="never", closed=True,
     ),
     _tool(
         "open_page", "Open Browser Session",
@@ -131,27 +156,32 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"url": {"type": "string", "description": "URL to open"},
          "trace": {"type": "boolean", "default": False, "description": "Opt in to tracing"}},
         ["url"], (False, False, False, True), UNTRUSTED_WEB,
+        session=False, traced="full",
     ),
     _tool(
         "evaluate", "Evaluate Page JavaScript",
         "Run a JavaScript expression in the live page and return its JSON-serialised value.",
         {"session_id": _SESSION, "expression": _STRING}, ["session_id", "expression"],
         (False, True, False, True), UNTRUSTED_WEB,
+        session=True, traced="coarse",
     ),
     _tool(
         "click", "Click Page Element", f"Click an element by SOM id. {_PAGE_RESULT}",
         {"session_id": _SESSION, "element_id": _ELEMENT}, ["session_id", "element_id"],
         (False, True, False, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "close_page", "Close Browser Session",
         "Close a session and free its resources. A traced session answers with its final_trace.",
         {"session_id": _SESSION}, ["session_id"], (False, True, True, False), SENSITIVE_SESSION,
+        session=True, traced="full",
     ),
     _tool(
         "navigate_to", "Navigate Browser Session", f"Navigate an existing session to a URL. {_PAGE_RESULT}",
         {"session_id": _SESSION, "url": _STRING}, ["session_id", "url"],
         (False, True, False, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "type_text", "Type Into Page Element",
@@ -159,6 +189,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"session_id": _SESSION, "element_id": _ELEMENT, "text": _STRING,
          "append": {"type": "boolean", "default": False}},
         ["session_id", "element_id", "text"], (False, True, False, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "select_option", "Select Page Option",
@@ -166,6 +197,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"session_id": _SESSION, "element_id": _ELEMENT,
          "value": {"type": "string", "description": "Option value or visible text"}},
         ["session_id", "element_id", "value"], (False, True, False, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "scroll", "Scroll Page",
@@ -176,33 +208,47 @@ TOOLS: tuple[ToolSpec, ...] = (
          "pixels": {"type": "integer", "default": 300},
          "element_id": _ELEMENT},
         ["session_id"], (False, False, False, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "toggle", "Toggle Page Control", f"Toggle a checkbox, radio button or details widget. {_PAGE_RESULT}",
         {"session_id": _SESSION, "element_id": _ELEMENT}, ["session_id", "element_id"],
         (False, True, False, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "clear", "Clear Page Input", f"Clear a text input or textarea. {_PAGE_RESULT}",
         {"session_id": _SESSION, "element_id": _ELEMENT}, ["session_id", "element_id"],
         (False, True, True, True), UNTRUSTED_WEB,
+        session=True, traced="full",
     ),
     _tool(
         "get_cookies", "Read Session Cookies",
         "Read the session's cookies, optionally only those sent to a URL.",
         {"session_id": _SESSION, "url": _STRING}, ["session_id"], (True, False, True, False), SENSITIVE_SESSION,
+        session=True, traced="never",
     ),
     _tool(
         "set_cookies", "Set Session Cookies", "Add cookies to the session's cookie jar.",
         {"session_id": _SESSION, "cookies": {"type": "array", "items": _COOKIE_ITEM}},
         ["session_id", "cookies"], (False, True, True, False), SENSITIVE_SESSION,
+        session=True, traced="coarse",
     ),
     _tool(
         "clear_cookies", "Clear Session Cookies",
         "Remove the session's cookies, all of them or those matching name/domain/url.",
         {"session_id": _SESSION, "name": _STRING, "domain": _STRING, "url": _STRING},
         ["session_id"], (False, True, True, False), SENSITIVE_SESSION,
+        session=True, traced="coarse",
     ),
 )
 
 TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+# Derived views of the catalogue, for every layer that needs to know a kind of tool.
+TRACED_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.traced != "never")
+COARSE_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.traced == "coarse")
+SESSION_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.session)
+#: Calls after which a session's trace may have changed: the traced tools, and trace_clear
+#: (untraced itself, it discards the retained events).
+TRACE_CHANGING_TOOLS: frozenset[str] = TRACED_TOOLS | {"trace_clear"}

@@ -1,7 +1,7 @@
 """The traced dispatcher: the one place where a tool call becomes an engine call plus a trace event.
 
 The MCP server and the in-process client both call :meth:`Dispatcher.call`, so a notebook sees
-exactly what an MCP agent sees. The wrapping follows reference §3.5 with SPEC §2's decisions:
+exactly what an MCP agent sees. The wrapping follows docs/contract.md#how-a-call-becomes-an-event:
 
 - one lock per browser session is held from capturing ``before``, through the action, to
   appending the event, so two calls on one session never interleave and sequence order is
@@ -11,7 +11,9 @@ exactly what an MCP agent sees. The wrapping follows reference §3.5 with SPEC �
   another session's trace whatever its arguments carry;
 - ``close_page`` answers with ``final_trace`` built from a pre-close copy of the log.
 
-Nothing here raises to the caller: every failure is a :class:`ToolResult` with ``is_error``.
+Which method runs a tool, whether it acts on a session and whether it is traced all come from
+the catalogue (:mod:`plasmate_nb.tools.catalogue`). Nothing here raises to the caller: every
+failure is a :class:`ToolResult` with ``is_error``.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineError
+from plasmate_nb.errors import internal_error, session_not_found, unknown_tool
 from plasmate_nb.tools.arguments import check_arguments
-from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME, ToolSpec
+from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME, TRACED_TOOLS, ToolSpec
 from plasmate_nb.tools.som_selector import budget_payload, select_som
 from plasmate_nb.trace import (
-    TRACEABLE_ACTIONS,
     InvalidArguments,
     TraceLog,
     compact_json,
@@ -40,10 +42,9 @@ from plasmate_nb.trace import (
 log = logging.getLogger("plasmate_nb.tools")
 
 WEBMCP_EMPTY = {"contract_version": "plasmate.webmcp.v1", "tools": []}
-TRACE_TOOLS = frozenset({"trace_status", "trace_export", "trace_clear", "replay_validate"})
-STATELESS_TOOLS = frozenset({"fetch_page", "session_status", "open_page"})
 
 Listener = Callable[[str | None, str], None]
+Handler = Callable[[Any, BrowserSession | None], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class ToolResult:
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
-        return cls(message, is_error=True)
+        return cls(str(message), is_error=True)
 
 
 @dataclass
@@ -74,27 +75,7 @@ class Dispatcher:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._listeners: list[Listener] = []
-        self._handlers: dict[str, Callable[[dict[str, Any], BrowserSession | None], Awaitable[Any]]] = {
-            "fetch_page": self._fetch_page,
-            "session_status": self._session_status,
-            "trace_status": self._trace_status,
-            "trace_export": self._trace_export,
-            "trace_clear": self._trace_clear,
-            "replay_validate": self._replay_validate,
-            "open_page": self._open_page,
-            "evaluate": self._evaluate,
-            "click": self._click,
-            "close_page": self._close_page,
-            "navigate_to": self._navigate_to,
-            "type_text": self._type_text,
-            "select_option": self._select_option,
-            "scroll": self._scroll,
-            "toggle": self._toggle,
-            "clear": self._clear,
-            "get_cookies": self._get_cookies,
-            "set_cookies": self._set_cookies,
-            "clear_cookies": self._clear_cookies,
-        }
+        self._handlers: dict[str, Handler] = {spec.name: getattr(self, spec.handler) for spec in TOOLS}
 
     # -- public surface ---------------------------------------------------------------
 
@@ -109,9 +90,9 @@ class Dispatcher:
     async def call(self, name: str, arguments: Any = None) -> ToolResult:
         spec = TOOLS_BY_NAME.get(name)
         if spec is None:
-            return ToolResult.error(f"Unknown tool: {name}")
+            return ToolResult.error(unknown_tool(name))
         arguments = {} if arguments is None else arguments
-        session = self._resolve(name, arguments)
+        session = self._resolve(spec, arguments)
         try:
             if session is None:
                 return await self._run(name, arguments, None)
@@ -122,9 +103,9 @@ class Dispatcher:
 
     # -- the traced wrapper -----------------------------------------------------------
 
-    def _resolve(self, name: str, arguments: Any) -> BrowserSession | None:
+    def _resolve(self, spec: ToolSpec, arguments: Any) -> BrowserSession | None:
         """The live session a call is about, if its ``session_id`` resolves (else ``None``)."""
-        if name in STATELESS_TOOLS or not isinstance(arguments, dict):
+        if not spec.session or not isinstance(arguments, dict):
             return None
         session_id = arguments.get("session_id")
         if not isinstance(session_id, str):
@@ -135,7 +116,7 @@ class Dispatcher:
             return None
 
     async def _run_traced(self, name: str, arguments: dict[str, Any], session: BrowserSession) -> ToolResult:
-        traced = name in TRACEABLE_ACTIONS and session.trace.enabled
+        traced = name in TRACED_TOOLS and session.trace.enabled
         attempt = self._prepare(name, arguments, session) if traced else None
         started = time.perf_counter()
         result = await self._run(name, arguments, session)
@@ -184,7 +165,7 @@ class Dispatcher:
             return ToolResult.error(str(exc))
         except Exception as exc:  # a bug or an engine surprise must not take the server down
             log.warning("tool %s failed unexpectedly: %s", name, type(exc).__name__)
-            return ToolResult.error(f"Internal error in {name}: {type(exc).__name__}")
+            return ToolResult.error(internal_error(name, type(exc).__name__))
 
     def _notify(self, session_id: str | None, name: str) -> None:
         for listener in list(self._listeners):
@@ -199,7 +180,7 @@ class Dispatcher:
         """Check arguments, then the session: the reference's order (parse, then lookup)."""
         arguments = check_arguments(TOOLS_BY_NAME[name], arguments)
         if session is None:
-            raise EngineError(f"Session not found: {arguments['session_id']}")
+            raise EngineError(session_not_found(arguments["session_id"]))
         return arguments
 
     async def _fetch_page(self, arguments: Any, _: BrowserSession | None) -> Any:
@@ -216,7 +197,7 @@ class Dispatcher:
     @staticmethod
     def _trace_session(session: BrowserSession | None, session_id: str) -> BrowserSession:
         if session is None or session.id != session_id:
-            raise EngineError(f"Session not found: {session_id}")
+            raise EngineError(session_not_found(session_id))
         return session
 
     async def _trace_status(self, arguments: Any, session: BrowserSession | None) -> Any:

@@ -1,4 +1,4 @@
-"""``fetch_page``'s ``selector`` and ``budget`` over a SOM dict (reference §1.1 and SOM §6.1).
+"""``fetch_page``'s ``selector`` and ``budget`` over a SOM dict (docs/contract.md#selectors).
 
 A selector names a region role, an element role, ``interactive``, ``action:<name>`` or
 ``#html-id``. Matching elements keep their region; regions left empty are dropped. An

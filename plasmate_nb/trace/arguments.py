@@ -1,4 +1,4 @@
-"""Closed-schema argument parsing for the trace tools (reference §0.2, §2.2, §3.7, §3.8).
+"""Closed-schema argument parsing for the trace tools (docs/contract.md#argument-errors).
 
 ``trace_status``, ``trace_export`` and ``trace_clear`` take exactly ``{session_id}``;
 ``replay_validate`` takes ``{session_id, trace_id, sequence, confirmed?}``. Failures raise
@@ -9,6 +9,10 @@ print ``integer `5``` or ``string "..."``), and an unknown field name longer tha
 is cut, so a hostile key cannot make the error large. Entries are checked in the order
 they arrive, like serde: the first offending entry wins; missing fields are reported
 after all entries, in declaration order.
+
+The message texts are built by the public functions below (``missing_field`` …), which
+:mod:`plasmate_nb.errors` re-exports with their trace error class; the tool arguments
+checker words its own failures with them too.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 from .compact import clean_text, truncate_utf8, utf8_len
 from .constants import MAX_HANDLE_BYTES
 
-_PREFIX = "Invalid arguments: "
+INVALID_ARGUMENTS = "Invalid arguments: "
 _U64_MAX = 2**64 - 1
 _HANDLE_FIELDS = ("session_id",)
 _REPLAY_FIELDS = ("session_id", "trace_id", "sequence", "confirmed")
@@ -54,12 +58,12 @@ def parse_trace_handle(arguments: Any) -> str:
     session_id: str | None = None
     for name, value in fields.items():
         if name != "session_id":
-            raise _unknown_field(name, _HANDLE_FIELDS)
+            raise InvalidArguments(unknown_field(name, _HANDLE_FIELDS))
         session_id = _string(value)
     if session_id is None:
-        raise _missing("session_id")
+        raise InvalidArguments(missing_field("session_id"))
     if utf8_len(session_id) > MAX_HANDLE_BYTES:
-        raise InvalidArguments(f"{_PREFIX}session_id exceeds {MAX_HANDLE_BYTES} bytes")
+        raise InvalidArguments(handle_too_long("session_id"))
     return session_id
 
 
@@ -75,12 +79,12 @@ def parse_replay_request(arguments: Any) -> ReplayRequest:
         elif name == "confirmed":
             parsed[name] = _boolean(value)
         else:
-            raise _unknown_field(name, _REPLAY_FIELDS)
+            raise InvalidArguments(unknown_field(name, _REPLAY_FIELDS))
     for name in _REPLAY_REQUIRED:
         if name not in parsed:
-            raise _missing(name)
+            raise InvalidArguments(missing_field(name))
     if utf8_len(parsed["session_id"]) > MAX_HANDLE_BYTES or utf8_len(parsed["trace_id"]) > MAX_HANDLE_BYTES:
-        raise InvalidArguments(f"{_PREFIX}session_id or trace_id exceeds {MAX_HANDLE_BYTES} bytes")
+        raise InvalidArguments(handle_too_long("session_id or trace_id"))
     return ReplayRequest(**parsed)
 
 
@@ -88,7 +92,7 @@ def _fields(arguments: Any) -> Mapping[str, Any]:
     if arguments is None:  # params.arguments defaults to {}
         return {}
     if not isinstance(arguments, Mapping):
-        raise InvalidArguments(f"{_PREFIX}invalid type: {_kind(arguments)}, expected an object")
+        raise InvalidArguments(invalid_type(json_kind(arguments), "an object"))
     return arguments
 
 
@@ -108,12 +112,12 @@ def _u64(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _invalid_type(value, "u64")
     if value < 0 or value > _U64_MAX:
-        raise InvalidArguments(f"{_PREFIX}invalid value: integer, expected u64")
+        raise InvalidArguments(invalid_value("integer", "u64"))
     return value
 
 
-def _kind(value: Any) -> str:
-    # serde's names for JSON kinds (without the value serde would also print).
+def json_kind(value: Any) -> str:
+    """serde's name for the JSON kind of ``value`` (without the value serde would also print)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -132,14 +136,30 @@ def _kind(value: Any) -> str:
 
 
 def _invalid_type(value: Any, expected: str) -> InvalidArguments:
-    return InvalidArguments(f"{_PREFIX}invalid type: {_kind(value)}, expected {expected}")
+    return InvalidArguments(invalid_type(json_kind(value), expected))
 
 
-def _missing(name: str) -> InvalidArguments:
-    return InvalidArguments(f"{_PREFIX}missing field `{name}`")
+# ----- the message texts ---------------------------------------------------------------------
 
 
-def _unknown_field(name: Any, expected: tuple[str, ...]) -> InvalidArguments:
+def invalid_type(kind: str, expected: str) -> str:
+    return f"{INVALID_ARGUMENTS}invalid type: {kind}, expected {expected}"
+
+
+def invalid_value(kind: str, expected: str) -> str:
+    return f"{INVALID_ARGUMENTS}invalid value: {kind}, expected {expected}"
+
+
+def missing_field(name: str) -> str:
+    return f"{INVALID_ARGUMENTS}missing field `{name}`"
+
+
+def handle_too_long(fields: str) -> str:
+    return f"{INVALID_ARGUMENTS}{fields} exceeds {MAX_HANDLE_BYTES} bytes"
+
+
+def unknown_field(name: Any, expected: tuple[str, ...]) -> str:
+    """Names ``name`` cut to 64 bytes (a hostile key cannot make the error large)."""
     shown = clean_text(name if isinstance(name, str) else str(name))
     cut = truncate_utf8(shown, MAX_HANDLE_BYTES)
     if cut != shown:
@@ -148,4 +168,4 @@ def _unknown_field(name: Any, expected: tuple[str, ...]) -> InvalidArguments:
         wanted = f"`{expected[0]}`"
     else:
         wanted = "one of " + ", ".join(f"`{field}`" for field in expected)
-    return InvalidArguments(f"{_PREFIX}unknown field `{cut}`, expected {wanted}")
+    return f"{INVALID_ARGUMENTS}unknown field `{cut}`, expected {wanted}"

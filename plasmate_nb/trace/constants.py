@@ -1,4 +1,4 @@
-"""Fixed values of the ``plasmate.trace.v1`` contract (reference §3.1, §3.4, §3.7, §3.8).
+"""Fixed values of the ``plasmate.trace.v1`` contract (docs/contract.md#the-trace-event to docs/contract.md#replay-validation).
 
 Nothing here is configurable: the bounds are part of the wire contract that exported
 traces are read against.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 SCHEMA = "plasmate.trace.v1"
 
-# Hard bounds (reference §3.1).
+# Hard bounds (docs/contract.md#bounds).
 MAX_EVENTS = 128
 MAX_BYTES = 49_152  # 48 KiB of retained serialised events
 MAX_EVENT_BYTES = 4_096  # one serialised event
@@ -16,8 +16,9 @@ MAX_STRING_BYTES = 512  # a retained free-text string (scroll.direction)
 MAX_EXPORT_BYTES = 65_536  # one trace_export / final_trace document
 MAX_HANDLE_BYTES = 64  # session_id / trace_id accepted by the trace tools
 
-# Traced tool names, in catalogue order. get_cookies, the trace tools, replay_validate,
-# session_status and the stateless tools are never traced.
+# Traced tool names. get_cookies, the trace tools, replay_validate, session_status and the
+# stateless tools are never traced. The tool catalogue (tools/catalogue.py) says the same per
+# tool; a test keeps the two equal.
 TRACEABLE_ACTIONS: tuple[str, ...] = (
     "open_page",
     "navigate_to",
@@ -33,12 +34,15 @@ TRACEABLE_ACTIONS: tuple[str, ...] = (
     "clear_cookies",
 )
 
-# Actions that replay_validate refuses as `unsupported_action` (reference §3.8 check 3).
-UNSUPPORTED_REPLAY_ACTIONS: frozenset[str] = frozenset(
-    {"open_page", "close_page", "evaluate", "set_cookies", "clear_cookies"}
-)
+# Traced actions whose events are coarse: JavaScript and cookies are never retained, so their
+# parameters are empty or counts and flags (docs/contract.md#sanitisation), too little to replay.
+COARSE_ACTIONS: frozenset[str] = frozenset({"evaluate", "set_cookies", "clear_cookies"})
 
-# The SOM action an element must expose for each replayable action (§3.8 check 6c).
+# Actions that replay_validate refuses as `unsupported_action` (docs/contract.md#replay-validation, check 3): the
+# session lifecycle and the coarse actions.
+UNSUPPORTED_REPLAY_ACTIONS: frozenset[str] = frozenset({"open_page", "close_page"}) | COARSE_ACTIONS
+
+# The SOM action an element must expose for each replayable action (docs/contract.md#replay-validation, check 6c).
 # scroll and navigate_to need nothing from the element.
 REQUIRED_ELEMENT_ACTION: dict[str, str] = {
     "click": "click",
@@ -49,7 +53,7 @@ REQUIRED_ELEMENT_ACTION: dict[str, str] = {
 }
 ALWAYS_SUPPORTED_ACTIONS: frozenset[str] = frozenset({"scroll", "navigate_to"})
 
-# Redaction metadata carried by every event (§3.4).
+# Redaction metadata carried by every event (docs/contract.md#the-trace-event).
 VALUE_HANDLING = "omitted+byte_length"
 OMITTED_FIELDS: tuple[str, ...] = (
     "cookies",
@@ -75,7 +79,7 @@ REDACTION_POLICY = (
 )
 RETENTION = "memory-only; removed when the browser session closes"
 
-# Fingerprint prefixes and HMAC domains (§3.3).
+# Fingerprint prefixes and HMAC domains (docs/contract.md#fingerprints).
 URL_PREFIX = "plasmate-url:v1:"
 STATE_PREFIX = "plasmate-state:v1:"
 TARGET_ID_PREFIX = "plasmate-trace-id:v1:"
@@ -91,10 +95,10 @@ TARGET_PROVENANCE = "session-owned-som"
 OUTCOME_SUCCESS = "success"
 OUTCOME_ERROR = "error"
 
-# final_trace replacement when the export would not fit the MCP response ceiling (§3.7).
+# final_trace replacement when the export would not fit the MCP response ceiling (docs/contract.md#trace-envelopes).
 FINAL_TRACE_OMITTED_REASON = "bounded final trace export exceeded the MCP response ceiling"
 
-# replay_validate (§3.8).
+# replay_validate (docs/contract.md#replay-validation).
 EXECUTION = "validation_only"
 STATUS_REFUSED = "refused"
 STATUS_CONFIRMATION_REQUIRED = "confirmation_required"
@@ -132,7 +136,7 @@ MESSAGE_VALIDATED = (
     "Validation and confirmation contract passed; this slice returns a plan and does not execute it"
 )
 
-# Error classes (§3.5), in the classifier's scan order.
+# Error classes (docs/contract.md#the-classifier), in the classifier's scan order.
 ERROR_CLASSES: tuple[str, ...] = (
     "not_found",
     "invalid_input",

@@ -1,4 +1,4 @@
-"""``TraceKey``: the per-session fingerprint key and the keyed fingerprints (reference §3.3).
+"""``TraceKey``: the per-session fingerprint key and the keyed fingerprints (docs/contract.md#fingerprints).
 
 ``fp(domain, value)`` is the lowercase hex HMAC-SHA-256, keyed with 32 random bytes, of::
 
@@ -36,7 +36,7 @@ from .constants import (
 KEY_BYTES = 32
 _CONTEXT = SCHEMA.encode("ascii") + b"\0"
 _U64 = struct.Struct(">Q")
-# attrs read into the stable key, in order (reference §3.3).
+# attrs read into the stable key, in order (docs/contract.md#fingerprints).
 _STABLE_ATTRS = ("name", "href", "input_type", "group", "placeholder")
 
 

@@ -1,6 +1,6 @@
 """``TraceLog``: one session's bounded, memory-only ``plasmate.trace.v1`` event log.
 
-Rules (reference §3.2, §3.6, §3.7 and SPEC §2):
+Rules (docs/contract.md#bounds, docs/contract.md#trace-envelopes):
 
 - ``record`` on a disabled log, or for an untraced action, is a no-op returning 0.
   Otherwise it consumes ``sequence = next_sequence`` (never reused, never reset — also

@@ -1,4 +1,4 @@
-"""``origin(url)``: the readable part of a URL that a trace keeps (reference §3.3).
+"""``origin(url)``: the readable part of a URL that a trace keeps (docs/contract.md#origins).
 
 The result is the URL standard's tuple origin serialised as ``scheme://host:port`` with
 the port **always** present, defaults included (``https://example.com:443``). User info,

@@ -1,4 +1,4 @@
-"""``replay_validate``'s decision (reference §3.8): first failing check wins.
+"""``replay_validate``'s decision (docs/contract.md#replay-validation): first failing check wins.
 
 1. ``trace_id`` is not this session's → ``cross_session``
 2. no retained event with that ``sequence`` → ``event_not_retained``

@@ -1,4 +1,4 @@
-"""What of a tool call's arguments a trace keeps (reference §3.4) and the error classes (§3.5).
+"""What of a tool call's arguments a trace keeps (docs/contract.md#sanitisation) and the error classes (docs/contract.md#the-classifier).
 
 ``sanitize_parameters`` works from the *raw* arguments, before the handler runs and even
 when they are invalid: missing keys, wrong types and non-object ``arguments`` all give a
@@ -21,7 +21,7 @@ _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _DEFAULT_SCROLL_DIRECTION = "down"
 _DEFAULT_SCROLL_PIXELS = 300
 
-# Lower-cased substrings scanned in this order; the first hit wins (reference §3.5).
+# Lower-cased substrings scanned in this order; the first hit wins (docs/contract.md#the-classifier).
 _ERROR_RULES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("not found",), "not_found"),
     (("invalid argument",), "invalid_input"),

@@ -1,4 +1,4 @@
-"""Pure walks over SOM dicts: every element, and lookup by id (reference §2.0).
+"""Pure walks over SOM dicts: every element, and lookup by id (docs/contract.md#shape-and-serialisation).
 
 Elements live in ``som["regions"][i]["elements"]`` and nest through ``children`` and
 ``shadow.elements``. The walk is depth-first in document order (an element, then its

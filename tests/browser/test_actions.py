@@ -1,4 +1,4 @@
-"""Every action on the live page, and its live state in the recompiled SOM (SPEC §3, §4)."""
+"""Every action on the live page, and its live state in the recompiled SOM (docs/contract.md#browser-engine, docs/contract.md#attributes)."""
 
 from __future__ import annotations
 

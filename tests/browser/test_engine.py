@@ -1,4 +1,4 @@
-"""Engine bookkeeping: capacity, lookup, status payload, fetch_page, idle reaper (reference §4)."""
+"""Engine bookkeeping: capacity, lookup, status payload, fetch_page, idle reaper (docs/contract.md#browser-engine)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The reference's error strings (§2.2) in their check order, and failures that keep state."""
+"""The reference's error strings (docs/contract.md#messages-the-engine-produces) in their check order, and failures that keep state."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ async def test_unknown_session(engine):
 
 @pytest.mark.parametrize("action", sorted(PAGE_ACTIONS))
 async def test_no_page_loaded_comes_before_element_checks(engine, action):
-    # A session whose open has not navigated yet (the window the reference describes in §4).
+    # A session whose open has not navigated yet (the window docs/contract.md#browser-engine leaves before the first page).
     context = await engine._new_context()
     session = BrowserSession(session_id="s", trace=TraceLog(enabled=False), context=context,
                              config=engine.config, policy=engine.policy, gate=engine.gate)

@@ -9,10 +9,11 @@ import pytest
 import pytest_asyncio
 
 from plasmate_nb.browser import ActionError, Engine, EngineConfig, EngineError, PolicyViolation, UrlPolicy
+from plasmate_nb.errors import DESTINATION_HINT
 from tests.browser.conftest import eid
 
 TIMEOUTS = {"navigation_timeout": 5, "action_timeout": 2, "evaluate_timeout": 2, "settle_timeout": 1}
-NOT_ROUTABLE = "Outbound URL blocked: address 127.0.0.1 is not globally routable"
+NOT_ROUTABLE = "Outbound URL blocked: address 127.0.0.1 is not globally routable" + DESTINATION_HINT
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -48,7 +49,9 @@ async def test_direct_open_is_blocked(closed_engine, demo, url, reason):
     url = url.format(port=demo.base_url.rsplit(":", 1)[1])
     with pytest.raises(EngineError) as info:
         await closed_engine.open(url)
-    assert str(info.value).endswith(": Outbound URL blocked: " + reason)
+    hint = DESTINATION_HINT if reason.startswith("address") else ""
+    assert str(info.value).endswith(": Outbound URL blocked: " + reason + hint)
+    assert "--allow-host" in str(info.value) or not hint
     assert str(info.value).startswith("Failed to fetch ")
     assert "pw" not in str(info.value) and "meta-data" not in str(info.value)
     assert closed_engine.sessions() == []
@@ -77,7 +80,8 @@ async def test_link_click_to_a_loopback_name_is_blocked(probes):
 async def test_script_navigation_is_blocked(probes):
     with pytest.raises(ActionError) as info:
         await probes.click(eid(probes, "script-nav"))
-    assert str(info.value) == "Navigation failed: Outbound URL blocked: address 127.0.0.2 is not globally routable"
+    assert str(info.value) == ("Navigation failed: Outbound URL blocked: address 127.0.0.2 is not globally routable"
+                               + DESTINATION_HINT)
     with pytest.raises(ActionError, match="Outbound URL blocked"):
         await probes.evaluate("location.href = 'http://localhost:' + location.port + '/'")
     assert await probes.evaluate("location.pathname") == "/browser/policy.html"

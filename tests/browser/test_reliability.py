@@ -1,4 +1,4 @@
-"""Hostile or broken pages never hang a call; the session stays usable (SPEC §3)."""
+"""Hostile or broken pages never hang a call; the session stays usable (docs/contract.md#browser-engine)."""
 
 from __future__ import annotations
 

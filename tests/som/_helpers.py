@@ -38,7 +38,7 @@ def region(som: dict, region_id: str) -> dict:
 
 
 def expected_id(origin: str, role: str, name: str, dom_path: str) -> str:
-    """Reference §4.1, recomputed with hashlib."""
+    """docs/contract.md#element-ids, recomputed with hashlib."""
     normalized = name.lower().strip()[:100]
     digest = hashlib.sha256(f"{origin}|{role}|{normalized}|{dom_path}".encode()).hexdigest()
     return "e_" + digest[:12]

@@ -1,4 +1,4 @@
-"""attrs taken from a first visible child: fieldset legend, details summary (SOM §3.6)."""
+"""attrs taken from a first visible child: fieldset legend, details summary (docs/contract.md#attributes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Region and element-role mapping, attrs, labels, options, lists, tables, hints (reference §2-§3)."""
+"""Region and element-role mapping, attrs, labels, options, lists, tables, hints (docs/contract.md#regions, docs/contract.md#elements-roles-and-actions)."""
 
 from __future__ import annotations
 

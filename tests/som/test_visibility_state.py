@@ -47,7 +47,7 @@ async def test_live_state_after_user_actions(page, fixture_server):
     assert by_html_id(after, "bio")["attrs"]["value"] == "Wrote notes"
     assert by_html_id(after, "more")["attrs"]["open"] is True
     assert "hunter2-Secret" not in som.text
-    # labelled controls keep their id when their value changes (reference §4.2)
+    # labelled controls keep their id when their value changes (docs/contract.md#element-ids)
     assert by_html_id(after, "name")["id"] == by_html_id(before, "name")["id"]
 
 

@@ -1,4 +1,4 @@
-"""The traced dispatcher against the real engine on the demo site (reference §3.5, SPEC §2)."""
+"""The traced dispatcher against the real engine on the demo site (docs/contract.md#how-a-call-becomes-an-event)."""
 
 from __future__ import annotations
 

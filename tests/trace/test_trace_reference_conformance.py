@@ -1,4 +1,4 @@
-"""The reference's own TraceLog unit tests (src/mcp/trace.rs, reference §6 items 1-8), ported."""
+"""The reference's own TraceLog unit tests (src/mcp/trace.rs, its tests 1-8; docs/contract.md#bounds), ported."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""sanitize_parameters (reference §3.4 table), redacted_fields, and classify_error (§3.5)."""
+"""sanitize_parameters (docs/contract.md#sanitisation), redacted_fields, and classify_error (docs/contract.md#the-classifier)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,229 @@
+"""Every tool error message of the contract, built in one place
+(docs/contract.md#error-messages-and-their-trace-error-classes).
+
+A trace keeps only the *class* of a failed call's error (``error_class``), and the trace
+classifier (:func:`plasmate_nb.trace.classify_error`) derives it from words in the message
+text. Message wording is therefore part of the wire contract: rewording ``Element not found``
+would silently move every such failure out of ``not_found``. So the engine, the dispatcher and
+the argument checkers never write an error text themselves; they call the constructors here.
+Each returns an :class:`ErrorText`, a ``str`` that also carries the class the classifier
+gives it, and ``tests/test_errors.py`` pins every text and checks each class against the
+classifier.
+
+A message built around a *reason* (``Failed to fetch <where>: <reason>``) takes the class of
+the earliest rule, in the classifier's scan order, among its own words and a reason that is
+itself an :class:`ErrorText`: ``Failed to fetch …: Timeout after 30000ms`` is a ``timeout``,
+as the classifier says. A reason given as a plain ``str`` (a network error code, a cleaned
+Playwright line) is taken to match no rule.
+
+The argument-parsing texts of the trace tools live in the pure trace core
+(:mod:`plasmate_nb.trace.arguments`) and are re-exported here with their class. Pure: no
+browser, importable by ``browser/`` and ``tools/`` alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from plasmate_nb.trace import arguments as _trace_arguments
+from plasmate_nb.trace.constants import ERROR_CLASSES
+
+NOT_FOUND, INVALID_INPUT, POLICY, TIMEOUT, EXECUTION, NETWORK, OPERATION = ERROR_CLASSES
+
+
+class ErrorText(str):
+    """A tool error message, with ``error_class``: the trace class its words give it."""
+
+    error_class: str
+
+    def __new__(cls, text: str, error_class: str) -> ErrorText:
+        if error_class not in ERROR_CLASSES:
+            raise ValueError(f"unknown error class {error_class!r}")
+        message = super().__new__(cls, text)
+        message.error_class = error_class
+        return message
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]  # copy and pickle keep the class
+        return str(self), self.error_class
+
+
+def _with_reason(text: str, own_class: str, reason: str) -> ErrorText:
+    """``text`` (which ends with ``reason``) classed like the classifier's first hit would be."""
+    classes = [own_class]
+    if isinstance(reason, ErrorText):
+        classes.append(reason.error_class)
+    return ErrorText(text, min(classes, key=ERROR_CLASSES.index))
+
+
+# ----- sessions and capacity ----------------------------------------------------------------------
+
+
+def session_not_found(session_id: str) -> ErrorText:
+    return ErrorText(f"Session not found: {session_id}", NOT_FOUND)
+
+
+def max_sessions_reached(limit: int) -> ErrorText:
+    return ErrorText(f"Maximum sessions ({limit}) reached. Close a session first.", OPERATION)
+
+
+NO_PAGE_LOADED = ErrorText("No page loaded in session", OPERATION)
+BROWSER_CONNECTION_LOST = ErrorText("Browser connection lost; the session page is gone", OPERATION)
+
+
+# ----- elements, in the reference's check order ----------------------------------------------------
+
+
+def element_not_found(element_id: str) -> ErrorText:
+    """The id is not in the session's latest SOM."""
+    return ErrorText(f"Element not found: {element_id}", NOT_FOUND)
+
+
+def element_does_not_support(action: str, element_id: str) -> ErrorText:
+    """The SOM element does not list ``action`` (e.g. ``type``) among its actions."""
+    return ErrorText(f"Element does not support {action}: {element_id}", OPERATION)
+
+
+NOT_A_SELECT = ErrorText("Element is not a <select>", OPERATION)
+NOT_TOGGLEABLE = ErrorText("Element is not a checkbox, radio button, or details element", OPERATION)
+
+
+def option_not_found(byte_length: int) -> ErrorText:
+    """Names the wanted value's size only: a selected value may be secret."""
+    return ErrorText(f"Option not found: value of {byte_length} bytes", NOT_FOUND)
+
+
+ELEMENT_NOT_IN_DOM = ErrorText("Element not found in DOM", NOT_FOUND)
+
+
+# ----- execution ---------------------------------------------------------------------------------
+
+
+def timeout_after(seconds: float) -> ErrorText:
+    """A bounded wait ran out; the bound is shown in whole milliseconds."""
+    return ErrorText(f"Timeout after {round(seconds * 1000)}ms", TIMEOUT)
+
+
+def action_failed(action: str, reason: str) -> ErrorText:
+    """An action on the live page failed; ``action`` is its display name (``Click``, ``Evaluate``)."""
+    return _with_reason(f"{action} failed: {reason}", OPERATION, reason)
+
+
+def evaluate_result_too_large(limit: int) -> ErrorText:
+    return action_failed(
+        "Evaluate",
+        f"the result is larger than the evaluate result limit of {limit} bytes (UTF-8 JSON); return less, "
+        "or raise the limit (EngineConfig.evaluate_result_limit, serve --evaluate-result-limit)",
+    )
+
+
+def pipeline_error(reason: str) -> ErrorText:
+    """The page could not be turned into a SOM (or the page to do it on is gone)."""
+    return _with_reason(f"Pipeline error: {reason}", OPERATION, reason)
+
+
+def cookie_operation_failed(reason: str) -> ErrorText:
+    return _with_reason(f"Cookie operation failed: {reason}", OPERATION, reason)
+
+
+# Reasons of the messages above, from the page's side.
+DOWNLOAD_REFUSED = ErrorText("download refused", OPERATION)
+PAGE_CLOSED = ErrorText("the page was closed", OPERATION)
+PAGE_NOT_REOPENED = ErrorText("the session page could not be reopened", OPERATION)
+
+
+# ----- navigation --------------------------------------------------------------------------------
+
+
+def failed_to_fetch(where: str, reason: str) -> ErrorText:
+    """Opening a URL failed; ``where`` is the URL already reduced to ``scheme://host[:port]/…``."""
+    return _with_reason(f"Failed to fetch {where}: {reason}", NETWORK, reason)
+
+
+def navigation_failed(reason: str) -> ErrorText:
+    return _with_reason(f"Navigation failed: {reason}", NETWORK, reason)
+
+
+def http_error(status: int, where: str) -> ErrorText:
+    """The destination answered ``status`` ≥ 400; ``where`` is the reduced URL."""
+    return ErrorText(f"HTTP error {status}: {where}", OPERATION)
+
+
+# ----- the outbound URL policy -------------------------------------------------------------------
+
+BLOCKED_PREFIX = "Outbound URL blocked: "
+DESTINATION_HINT = (
+    "; to allow it, start the server with --allow-host <host>, --allow-network <cidr> "
+    "or --allow-private-network"
+)
+# The first words of the reasons that refuse a destination (not a URL's form): these get the hint.
+_DESTINATION_REASONS = ("address ", "host ")
+
+
+def outbound_blocked(reason: str) -> ErrorText:
+    """A refusal by the URL policy; a refused *destination* also says how to allow it.
+
+    ``reason`` is one of the policy reasons below, possibly after a trip through the egress
+    gate's response header (hence matched by its first words, not by type).
+    """
+    hint = DESTINATION_HINT if reason.startswith(_DESTINATION_REASONS) else ""
+    return ErrorText(BLOCKED_PREFIX + reason + hint, POLICY)
+
+
+# Policy reasons (the reference's texts), shown after BLOCKED_PREFIX.
+URL_UNPARSEABLE = ErrorText("the URL cannot be parsed", OPERATION)
+URL_HAS_CREDENTIALS = ErrorText("outbound URLs containing credentials are not allowed", OPERATION)
+URL_HAS_NO_HOST = ErrorText("the URL has no host", OPERATION)
+
+
+def scheme_not_allowed(scheme: str) -> ErrorText:
+    return ErrorText(f"outbound URL scheme '{scheme}' is not allowed; only http and https are permitted", OPERATION)
+
+
+def host_unresolvable(host: str) -> ErrorText:
+    return ErrorText(f"host {host} could not be resolved", OPERATION)
+
+
+def address_not_routable(address: object) -> ErrorText:
+    return ErrorText(f"address {address} is not globally routable", OPERATION)
+
+
+# ----- tool calls and their arguments --------------------------------------------------------------
+
+
+def unknown_tool(name: str) -> ErrorText:
+    return ErrorText(f"Unknown tool: {name}", OPERATION)
+
+
+def internal_error(tool: str, exception_type: str) -> ErrorText:
+    """A bug or an engine surprise: names the exception type only, never its text."""
+    return ErrorText(f"Internal error in {tool}: {exception_type}", OPERATION)
+
+
+INVALID_ARGUMENTS = _trace_arguments.INVALID_ARGUMENTS
+
+
+def invalid_type(kind: str, expected: str) -> ErrorText:
+    """``kind`` is the JSON kind found (:func:`plasmate_nb.trace.arguments.json_kind`)."""
+    return ErrorText(_trace_arguments.invalid_type(kind, expected), INVALID_INPUT)
+
+
+def invalid_value(kind: str, expected: str) -> ErrorText:
+    return ErrorText(_trace_arguments.invalid_value(kind, expected), INVALID_INPUT)
+
+
+def missing_field(name: str) -> ErrorText:
+    return ErrorText(_trace_arguments.missing_field(name), INVALID_INPUT)
+
+
+def unknown_field(name: Any, expected: tuple[str, ...]) -> ErrorText:
+    return ErrorText(_trace_arguments.unknown_field(name, expected), INVALID_INPUT)
+
+
+def handle_too_long(fields: str) -> ErrorText:
+    return ErrorText(_trace_arguments.handle_too_long(fields), INVALID_INPUT)
+
+
+def invalid_field_type(path: str, expected: str) -> ErrorText:
+    """A field of an open-schema tool has the wrong JSON type; ``path`` is dotted."""
+    return ErrorText(f"{INVALID_ARGUMENTS}invalid type for `{path}`: expected {expected}", INVALID_INPUT)
+

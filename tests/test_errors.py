@@ -1,0 +1,215 @@
+"""Every tool error text of the contract, pinned, and its declared class checked against the
+trace classifier: rewording a message is a visible change here, and cannot silently move its
+failures to another ``error_class``."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import plasmate_nb
+from plasmate_nb import errors
+from plasmate_nb.errors import ErrorText
+from plasmate_nb.trace import classify_error, parse_replay_request, parse_trace_handle
+from plasmate_nb.trace.arguments import InvalidArguments
+
+HINT = errors.DESTINATION_HINT
+LIMIT_HINT = "(EngineConfig.evaluate_result_limit, serve --evaluate-result-limit)"
+
+# (public name, the message it builds, the exact text, the class)
+CASES = [
+    ("session_not_found", errors.session_not_found("s-1"), "Session not found: s-1", "not_found"),
+    ("max_sessions_reached", errors.max_sessions_reached(10),
+     "Maximum sessions (10) reached. Close a session first.", "operation"),
+    ("NO_PAGE_LOADED", errors.NO_PAGE_LOADED, "No page loaded in session", "operation"),
+    ("BROWSER_CONNECTION_LOST", errors.BROWSER_CONNECTION_LOST,
+     "Browser connection lost; the session page is gone", "operation"),
+    ("element_not_found", errors.element_not_found("e_3f2a9c01b7d4"), "Element not found: e_3f2a9c01b7d4",
+     "not_found"),
+    ("element_does_not_support", errors.element_does_not_support("type", "e_1"),
+     "Element does not support type: e_1", "operation"),
+    ("NOT_A_SELECT", errors.NOT_A_SELECT, "Element is not a <select>", "operation"),
+    ("NOT_TOGGLEABLE", errors.NOT_TOGGLEABLE, "Element is not a checkbox, radio button, or details element",
+     "operation"),
+    ("option_not_found", errors.option_not_found(16), "Option not found: value of 16 bytes", "not_found"),
+    ("ELEMENT_NOT_IN_DOM", errors.ELEMENT_NOT_IN_DOM, "Element not found in DOM", "not_found"),
+    ("timeout_after", errors.timeout_after(2.5), "Timeout after 2500ms", "timeout"),
+    ("action_failed", errors.action_failed("Click", "Element is outside of the viewport"),
+     "Click failed: Element is outside of the viewport", "operation"),
+    ("evaluate_result_too_large", errors.evaluate_result_too_large(1024),
+     "Evaluate failed: the result is larger than the evaluate result limit of 1024 bytes (UTF-8 JSON); "
+     f"return less, or raise the limit {LIMIT_HINT}", "operation"),
+    ("pipeline_error", errors.pipeline_error("SOM compile failed in the page (TypeError)"),
+     "Pipeline error: SOM compile failed in the page (TypeError)", "operation"),
+    ("cookie_operation_failed", errors.cookie_operation_failed("the context was closed"),
+     "Cookie operation failed: the context was closed", "operation"),
+    ("DOWNLOAD_REFUSED", errors.DOWNLOAD_REFUSED, "download refused", "operation"),
+    ("PAGE_CLOSED", errors.PAGE_CLOSED, "the page was closed", "operation"),
+    ("PAGE_NOT_REOPENED", errors.PAGE_NOT_REOPENED, "the session page could not be reopened", "operation"),
+    ("failed_to_fetch", errors.failed_to_fetch("https://example.com/…", "net::ERR_NAME_NOT_RESOLVED"),
+     "Failed to fetch https://example.com/…: net::ERR_NAME_NOT_RESOLVED", "network"),
+    ("navigation_failed", errors.navigation_failed("net::ERR_CONNECTION_REFUSED"),
+     "Navigation failed: net::ERR_CONNECTION_REFUSED", "network"),
+    ("http_error", errors.http_error(500, "http://127.0.0.1:8080/…"), "HTTP error 500: http://127.0.0.1:8080/…",
+     "operation"),
+    ("outbound_blocked", errors.outbound_blocked(errors.URL_HAS_CREDENTIALS),
+     "Outbound URL blocked: outbound URLs containing credentials are not allowed", "policy"),
+    ("URL_UNPARSEABLE", errors.URL_UNPARSEABLE, "the URL cannot be parsed", "operation"),
+    ("URL_HAS_CREDENTIALS", errors.URL_HAS_CREDENTIALS, "outbound URLs containing credentials are not allowed",
+     "operation"),
+    ("URL_HAS_NO_HOST", errors.URL_HAS_NO_HOST, "the URL has no host", "operation"),
+    ("scheme_not_allowed", errors.scheme_not_allowed("file"),
+     "outbound URL scheme 'file' is not allowed; only http and https are permitted", "operation"),
+    ("host_unresolvable", errors.host_unresolvable("nowhere.example"), "host nowhere.example could not be resolved",
+     "operation"),
+    ("address_not_routable", errors.address_not_routable("10.0.0.1"), "address 10.0.0.1 is not globally routable",
+     "operation"),
+    ("unknown_tool", errors.unknown_tool("no_such_tool"), "Unknown tool: no_such_tool", "operation"),
+    ("internal_error", errors.internal_error("click", "KeyError"), "Internal error in click: KeyError", "operation"),
+    ("invalid_type", errors.invalid_type("sequence", "an object"),
+     "Invalid arguments: invalid type: sequence, expected an object", "invalid_input"),
+    ("invalid_value", errors.invalid_value("integer", "u64"), "Invalid arguments: invalid value: integer, expected u64",
+     "invalid_input"),
+    ("missing_field", errors.missing_field("element_id"), "Invalid arguments: missing field `element_id`",
+     "invalid_input"),
+    ("unknown_field", errors.unknown_field("x", ("session_id",)),
+     "Invalid arguments: unknown field `x`, expected `session_id`", "invalid_input"),
+    ("handle_too_long", errors.handle_too_long("session_id"), "Invalid arguments: session_id exceeds 64 bytes",
+     "invalid_input"),
+    ("invalid_field_type", errors.invalid_field_type("cookies.0", "an object"),
+     "Invalid arguments: invalid type for `cookies.0`: expected an object", "invalid_input"),
+]  # fmt: skip
+IDS = [name for name, *_ in CASES]
+
+
+@pytest.mark.parametrize(("name", "message", "text", "error_class"), CASES, ids=IDS)
+def test_text_is_pinned(name: str, message: ErrorText, text: str, error_class: str) -> None:
+    assert isinstance(message, ErrorText)
+    assert str(message) == text
+
+
+@pytest.mark.parametrize(("name", "message", "text", "error_class"), CASES, ids=IDS)
+def test_declared_class_is_the_classifiers(name: str, message: ErrorText, text: str, error_class: str) -> None:
+    assert message.error_class == error_class
+    assert classify_error(text) == error_class
+
+
+def test_every_message_of_the_module_is_pinned() -> None:
+    public = {
+        name for name, value in vars(errors).items()
+        if not name.startswith("_")
+        and (isinstance(value, ErrorText) or (inspect.isfunction(value) and value.__module__ == errors.__name__))
+    }  # fmt: skip
+    assert public == set(IDS)
+
+
+# A message around a reason takes the earliest class, in the classifier's order, of its own words
+# and of a reason that is itself a contract message.
+COMPOSED = [
+    (errors.failed_to_fetch("http://10.0.0.1/…", errors.outbound_blocked(errors.address_not_routable("10.0.0.1"))),
+     f"Failed to fetch http://10.0.0.1/…: Outbound URL blocked: address 10.0.0.1 is not globally routable{HINT}",
+     "policy"),
+    (errors.failed_to_fetch("http://127.0.0.1:9/…", errors.timeout_after(30)),
+     "Failed to fetch http://127.0.0.1:9/…: Timeout after 30000ms", "timeout"),
+    (errors.failed_to_fetch("http://127.0.0.1:9/…", errors.navigation_failed("net::ERR_CONNECTION_REFUSED")),
+     "Failed to fetch http://127.0.0.1:9/…: Navigation failed: net::ERR_CONNECTION_REFUSED", "network"),
+    (errors.failed_to_fetch("http://127.0.0.1:9/…", errors.http_error(404, "http://127.0.0.1:9/…")),
+     "Failed to fetch http://127.0.0.1:9/…: HTTP error 404: http://127.0.0.1:9/…", "network"),
+    (errors.navigation_failed(errors.outbound_blocked(errors.host_unresolvable("nowhere.example"))),
+     f"Navigation failed: Outbound URL blocked: host nowhere.example could not be resolved{HINT}", "policy"),
+    (errors.navigation_failed(errors.http_error(500, "http://127.0.0.1:9/…")),
+     "Navigation failed: HTTP error 500: http://127.0.0.1:9/…", "network"),
+    (errors.action_failed("Evaluate", errors.timeout_after(15)), "Evaluate failed: Timeout after 15000ms", "timeout"),
+    (errors.action_failed("Click", errors.PAGE_CLOSED), "Click failed: the page was closed", "operation"),
+    (errors.pipeline_error(errors.PAGE_NOT_REOPENED), "Pipeline error: the session page could not be reopened",
+     "operation"),
+    (errors.pipeline_error(errors.timeout_after(10)), "Pipeline error: Timeout after 10000ms", "timeout"),
+    (errors.cookie_operation_failed(errors.timeout_after(10)), "Cookie operation failed: Timeout after 10000ms",
+     "timeout"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("message", "text", "error_class"), COMPOSED, ids=[text for _, text, _ in COMPOSED])
+def test_a_contract_reason_carries_its_class_into_the_message(message: ErrorText, text: str, error_class: str) -> None:
+    assert str(message) == text
+    assert message.error_class == error_class == classify_error(text)
+
+
+def test_only_refused_destinations_get_the_allow_hint() -> None:
+    destinations = [errors.address_not_routable("127.0.0.1"), errors.host_unresolvable("nowhere.example")]
+    forms = [errors.URL_UNPARSEABLE, errors.URL_HAS_CREDENTIALS, errors.URL_HAS_NO_HOST, errors.scheme_not_allowed("ftp")]
+    assert all(errors.outbound_blocked(reason).endswith(HINT) for reason in destinations)
+    assert not any(HINT in errors.outbound_blocked(reason) for reason in forms)
+    # The reason also arrives as plain text, from the egress gate's response header.
+    assert errors.outbound_blocked(str(destinations[0])).endswith(HINT)
+
+
+def test_the_trace_parsers_raise_the_same_texts() -> None:
+    cases = [
+        (parse_trace_handle, {"x": 1}, errors.unknown_field("x", ("session_id",))),
+        (parse_trace_handle, {}, errors.missing_field("session_id")),
+        (parse_trace_handle, [], errors.invalid_type("sequence", "an object")),
+        (parse_trace_handle, {"session_id": "s" * 65}, errors.handle_too_long("session_id")),
+        (parse_replay_request, {"session_id": "s", "trace_id": "t", "sequence": -1}, errors.invalid_value("integer", "u64")),
+    ]
+    for parse, arguments, message in cases:
+        with pytest.raises(InvalidArguments) as info:
+            parse(arguments)
+        assert str(info.value) == message
+
+
+def test_error_text_is_a_plain_string_that_keeps_its_class() -> None:
+    message = errors.failed_to_fetch("http://h/…", errors.timeout_after(1))
+    assert message == "Failed to fetch http://h/…: Timeout after 1000ms" and type(str(message)) is str
+    for twin in (copy.copy(message), pickle.loads(pickle.dumps(message))):
+        assert twin == message and twin.error_class == "timeout"
+    with pytest.raises(ValueError, match="unknown error class"):
+        ErrorText("x", "nonsense")
+
+
+def test_the_error_classes_are_the_trace_contracts() -> None:
+    from plasmate_nb.trace.constants import ERROR_CLASSES
+
+    assert (errors.NOT_FOUND, errors.INVALID_INPUT, errors.POLICY, errors.TIMEOUT, errors.EXECUTION,
+            errors.NETWORK, errors.OPERATION) == ERROR_CLASSES  # fmt: skip
+
+
+def test_importing_errors_loads_no_browser() -> None:
+    code = "import sys, plasmate_nb.errors; print([m for m in ('playwright', 'plasmate_nb.browser') if m in sys.modules])"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+# Errors whose text is a tool error message: raised with a literal, they would bypass this module.
+MESSAGE_CARRIERS = {"ActionError", "EngineError", "InvalidArguments", "PolicyViolation", "Unresolvable", "error"}
+RAISERS = ["browser/session.py", "browser/engine.py", "browser/navigation.py", "browser/cookies.py",
+           "browser/policy.py", "browser/messages.py", "tools/dispatcher.py", "tools/arguments.py",
+           "trace/arguments.py"]  # fmt: skip
+
+
+def _literal_messages(path: Path) -> list[int]:
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        first = node.args[0]
+        literal = isinstance(first, ast.JoinedStr | ast.BinOp) or (
+            isinstance(first, ast.Constant) and isinstance(first.value, str)
+        )
+        if name in MESSAGE_CARRIERS and literal:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_raiser_writes_its_own_message() -> None:
+    package = Path(plasmate_nb.__file__).parent
+    found = {module: _literal_messages(package / module) for module in RAISERS}
+    assert {module: lines for module, lines in found.items() if lines} == {}
