@@ -83,8 +83,10 @@ class NavigationWatch:
                 self.blocked = refusal.reason
                 return
 
-    def settle_blocked(self) -> str | None:
-        """The refusal, also for a failed tunnel whose event has not arrived yet."""
+    def blocked_when_failed(self) -> str | None:
+        """For a navigation that *failed*: the refusal behind it, also when the failed tunnel's
+        event has not arrived yet. Never asked after a success: a page whose own subresource was
+        refused on the same origin did load."""
         self._match_refusal(self._urls)
         return self.blocked
 
@@ -107,7 +109,7 @@ async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatc
     try:
         response = await _goto_once_more_if_interrupted(page, url, timeout)
     except (PlaywrightError, TimeoutError) as error:
-        blocked = watch.settle_blocked()
+        blocked = watch.blocked_when_failed()
         if blocked:
             reason = outbound_blocked(blocked)
         else:
@@ -115,7 +117,7 @@ async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatc
             reason = reason if is_timeout(error) else navigation_failed(reason)
         raise ActionError(failed_to_fetch(where, reason)) from None
     watch.verdict(response)
-    blocked = watch.settle_blocked()
+    blocked = watch.blocked
     if blocked is not None:
         raise ActionError(failed_to_fetch(where, outbound_blocked(blocked)))
     if watch.failed is not None and watch.failed.startswith("net::"):
