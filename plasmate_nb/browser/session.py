@@ -403,7 +403,7 @@ class BrowserSession:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
         await settle(page, self._config.settle_timeout)
         watch = self._page_watch
-        blocked, failed = watch.settle_blocked(), watch.failed
+        blocked, failed = watch.blocked, watch.failed
         watch.reset()
         if blocked is not None:
             await self._restore(page)
