@@ -35,7 +35,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="plasmate-nb", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="plasmate-nb",
+        description="Inspect, teach and validate plasmate.trace.v1 browser sessions: run the MCP server, "
+                    "the demo, or find the browser the engine would use.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("find-browser", help="print the Chromium the engine would use").set_defaults(
@@ -43,11 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands.add_parser("demo", help="run the end-to-end demo on the bundled demo site").set_defaults(run=_demo)
 
-    serve = commands.add_parser("serve", help="run the MCP server (stdio by default)")
     from plasmate_nb.server.options import add_serve_arguments
 
-    add_serve_arguments(serve)
-    serve.set_defaults(run=_serve)
+    # `mcp` is the reference's subcommand name, which its SDKs spawn as `<binary> mcp`.
+    for name, help_text in (("serve", "run the MCP server (stdio by default)"), ("mcp", "the same as serve")):
+        serve = commands.add_parser(name, help=help_text)
+        add_serve_arguments(serve)
+        serve.set_defaults(run=_serve)
     return parser
 
 

@@ -12,6 +12,9 @@ DEFAULT_SHUTDOWN_TIMEOUT = 5.0
 DEFAULT_EVALUATE_RESULT_LIMIT = 1_048_576
 
 
+TRANSPORT_ALIASES = {"streamable-http": "http"}
+
+
 def _positive_seconds(text: str) -> float:
     value = float(text)
     if not 0 < value < float("inf"):
@@ -36,7 +39,10 @@ def _network(text: str) -> str:
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--transport", choices=("stdio", "http", "streamable-http"), default="stdio",
+                        type=lambda name: TRANSPORT_ALIASES.get(name, name),
+                        help="stdio (default) or http: streamable HTTP at /mcp (alias: streamable-http, "
+                             "the reference's name)")
     parser.add_argument("--host", default="127.0.0.1", help="loopback only: 127.0.0.1, ::1 or localhost")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--token", default=None, help="bearer token (else $PLASMATE_NB_MCP_TOKEN, else generated)")

@@ -1,4 +1,5 @@
-"""The server's policy flags, end to end: a real ``plasmate-nb serve`` over stdio and its gate."""
+"""The server's command line end to end: policy flags over a real ``plasmate-nb serve`` and its gate, and
+the reference's names (``plasmate-nb mcp``, ``--transport streamable-http``)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,23 @@ async def test_allow_network_admits_addresses_however_named_and_the_refusal_name
         message = str(refused.value)
         assert "Outbound URL blocked: address 127.0.0.2 is not globally routable" in message
         assert all(flag in message for flag in ("--allow-host", "--allow-network", "--allow-private-network"))
+        await server.call("close_page", {"session_id": opened["session_id"]})
+    finally:
+        await server.aclose()
+
+
+def test_the_reference_names_are_aliases():
+    parsed = build_parser().parse_args(["mcp", "--transport", "streamable-http", "--port", "9300"])
+    assert (parsed.transport, parsed.port, parsed.run.__name__) == ("http", 9300, "_serve")
+    assert build_parser().parse_args(["serve"]).transport == "stdio"
+    assert "``" not in build_parser().format_help()
+
+
+async def test_plasmate_nb_mcp_serves_stdio(demo):
+    server = StdioTransport([sys.executable, "-m", "plasmate_nb", "mcp", "--allow-private-network"])
+    try:
+        opened = await server.call("open_page", {"url": demo.url("/login.html")})
+        assert opened["title"] == "Sign in"
         await server.call("close_page", {"session_id": opened["session_id"]})
     finally:
         await server.aclose()
