@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.plasmate_nb-installed
 
-.PHONY: test demo lab bench lint soak browser bootstrap clean
+.PHONY: test demo lab bench lint lint-strict soak browser bootstrap clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,16 @@ bootstrap: browser
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
+# What `lint` becomes once the tree is formatted and typed: formatting, types, layer contracts.
+# Every step runs, so one report shows all of them; the target fails if any failed.
+lint-strict: $(STAMP)
+	@status=0; \
+	$(VENV)/bin/ruff check . || status=1; \
+	$(VENV)/bin/ruff format --check --output-format concise . || status=1; \
+	$(VENV)/bin/mypy plasmate_nb || status=1; \
+	$(VENV)/bin/lint-imports --no-logo || status=1; \
+	exit $$status
+
 test: bootstrap lint
 	$(PY) -m pytest -q
 
@@ -43,4 +53,4 @@ lab: bootstrap
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 clean:
-	rm -rf $(VENV) build *.egg-info benchmarks/results
+	rm -rf $(VENV) build *.egg-info benchmarks/results .mypy_cache .import_linter_cache
