@@ -23,10 +23,12 @@ browser, importable by ``browser/`` and ``tools/`` alike.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from plasmate_nb.trace import arguments as _trace_arguments
 from plasmate_nb.trace.constants import ERROR_CLASSES
+from plasmate_nb.trace.sanitize import classify_error
 
 NOT_FOUND, INVALID_INPUT, POLICY, TIMEOUT, EXECUTION, NETWORK, OPERATION = ERROR_CLASSES
 
@@ -114,6 +116,28 @@ def evaluate_result_too_large(limit: int) -> ErrorText:
         f"the result is larger than the evaluate result limit of {limit} bytes (UTF-8 JSON); return less, "
         "or raise the limit (EngineConfig.evaluate_result_limit, serve --evaluate-result-limit)",
     )
+
+
+JS_EXCEPTION_PREFIX = "JavaScript worker rejected the request (javascript_error): "
+
+
+def evaluate_javascript_error(exception: str, *, compiling: bool = False) -> ErrorText:
+    """``evaluate``'s expression threw (or did not compile): the reference's containment JSON
+    (docs/contract.md#javascript-exceptions-in-evaluate), sorted keys, compact.
+
+    There is no worker here, but the shape, ``kind``/``code`` and the message prefix are the
+    reference's, so clients and the classifier read it alike. ``exception`` is the already safe
+    ``<Name>: <detail>`` rendering (:func:`plasmate_nb.browser.messages.describe_js_exception`):
+    it never carries the expression. Its words are page text, so the class is what the classifier
+    reads in the whole text: normally ``execution`` (``JavaScript``), an earlier rule first.
+    """
+    message = f"{JS_EXCEPTION_PREFIX}{'Compile' if compiling else 'Runtime'} error: {exception}"
+    text = json.dumps(
+        {"containment_failure": {"code": "js_worker_error", "kind": "worker_error", "message": message},
+         "error": f"Evaluate failed: {message}", "state_preserved": True},
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    )  # fmt: skip
+    return ErrorText(text, classify_error(text))
 
 
 def pipeline_error(reason: str) -> ErrorText:
@@ -227,3 +251,78 @@ def invalid_field_type(path: str, expected: str) -> ErrorText:
     """A field of an open-schema tool has the wrong JSON type; ``path`` is dotted."""
     return ErrorText(f"{INVALID_ARGUMENTS}invalid type for `{path}`: expected {expected}", INVALID_INPUT)
 
+
+
+# ----- the stateless page tools (docs/contract.md#stateless-page-tools) ---------------------------
+# Reasons of the standard fetch, inside ``Failed to fetch …`` or a report's failure entry.
+
+
+def too_many_redirects(limit: int) -> ErrorText:
+    return ErrorText(f"Too many redirects (maximum {limit})", OPERATION)
+
+
+def body_exceeds_limit(limit: int) -> ErrorText:
+    return ErrorText(f"Response body exceeds the configured {limit} byte limit", OPERATION)
+
+
+# URL parse errors (the URL standard parser's wording), inside the ARD / crawl-policy messages.
+URL_RELATIVE_WITHOUT_BASE = ErrorText("relative URL without a base", OPERATION)
+URL_INVALID_PORT = ErrorText("invalid port number", OPERATION)
+URL_INVALID_IPV6 = ErrorText("invalid IPv6 address", OPERATION)
+URL_EMPTY_HOST = ErrorText("empty host", OPERATION)
+
+
+def failed_to_fetch_page(reason: str) -> ErrorText:
+    """inspect_page's fetch failure: the URL is not echoed."""
+    return _with_reason(f"Failed to fetch page: {reason}", NETWORK, reason)
+
+
+VISUAL_MODE_INVALID = ErrorText("visual_mode must be one of: never, auto, always", OPERATION)
+INSPECTION_LIMITS_EXCEEDED = ErrorText("Inspection dimensions, timeout, URL, or selector exceed limits", TIMEOUT)
+INSPECTION_TOO_LARGE = ErrorText(
+    "Failed to serialize inspection: inspection envelope cannot fit its safety bound", OPERATION
+)
+
+
+def screenshot_failed(reason: str) -> ErrorText:
+    return _with_reason(f"Screenshot failed: {reason}", OPERATION, reason)
+
+
+SCREENSHOT_TIMED_OUT = ErrorText("Screenshot capture timed out", OPERATION)
+
+
+def screenshot_capture_failed(detail: str) -> ErrorText:
+    return _with_reason(f"Screenshot capture failed: {detail}", OPERATION, detail)
+
+
+def crawl_policy_failed(reason: str) -> ErrorText:
+    return _with_reason(f"Crawl-policy evaluation failed: {reason}", POLICY, reason)
+
+
+PRODUCT_TOKEN_LENGTH = ErrorText("product token must contain 1 to 64 bytes", OPERATION)
+PRODUCT_TOKEN_CHARACTERS = ErrorText("product token may contain only ASCII letters, hyphen, and underscore", OPERATION)
+TARGET_URL_TOO_LONG = ErrorText("target URL exceeds 4096 bytes", OPERATION)
+TARGET_URL_SCHEME = ErrorText("target URL must use http or https", OPERATION)
+TARGET_URL_HOST = ErrorText("target URL must have a host and must not contain credentials", OPERATION)
+TIMEOUT_MS_RANGE = ErrorText("timeout_ms must be between 1 and 30000", TIMEOUT)
+CRAWL_REPORT_TOO_LARGE = ErrorText("crawl-policy report exceeds its serialized output bound", POLICY)
+
+
+def invalid_target_url(reason: str) -> ErrorText:
+    return _with_reason(f"invalid target URL: {reason}", OPERATION, reason)
+
+
+def ard_discovery_failed(reason: str) -> ErrorText:
+    return _with_reason(f"ARD discovery failed: {reason}", OPERATION, reason)
+
+
+ARD_URL_LENGTH = ErrorText("ARD input URL must contain 1 to 2048 bytes", OPERATION)
+ARD_HTTPS_REQUIRED = ErrorText("ARD discovery requires an operator-supplied HTTPS URL", OPERATION)
+ARD_URL_HAS_CREDENTIALS = ErrorText("ARD input URLs containing credentials are not allowed", OPERATION)
+ARD_URL_HAS_NO_HOST = ErrorText("ARD input URL must contain a host", OPERATION)
+ARD_TIMEOUT_RANGE = ErrorText("ARD timeout_ms must be between 1 and 30000", TIMEOUT)
+ARD_REPORT_TOO_LARGE = ErrorText("bounded ARD report could not satisfy its hard output limit", OPERATION)
+
+
+def invalid_ard_url(reason: str) -> ErrorText:
+    return _with_reason(f"invalid ARD input URL: {reason}", OPERATION, reason)

@@ -46,6 +46,11 @@ CASES = [
     ("evaluate_result_too_large", errors.evaluate_result_too_large(1024),
      "Evaluate failed: the result is larger than the evaluate result limit of 1024 bytes (UTF-8 JSON); "
      f"return less, or raise the limit {LIMIT_HINT}", "operation"),
+    ("evaluate_javascript_error", errors.evaluate_javascript_error("ReferenceError: … is not defined"),
+     '{"containment_failure":{"code":"js_worker_error","kind":"worker_error","message":"JavaScript worker rejected '
+     'the request (javascript_error): Runtime error: ReferenceError: … is not defined"},"error":"Evaluate failed: '
+     'JavaScript worker rejected the request (javascript_error): Runtime error: ReferenceError: … is not defined",'
+     '"state_preserved":true}', "execution"),
     ("pipeline_error", errors.pipeline_error("SOM compile failed in the page (TypeError)"),
      "Pipeline error: SOM compile failed in the page (TypeError)", "operation"),
     ("cookie_operation_failed", errors.cookie_operation_failed("the context was closed"),
@@ -85,6 +90,54 @@ CASES = [
      "invalid_input"),
     ("invalid_field_type", errors.invalid_field_type("cookies.0", "an object"),
      "Invalid arguments: invalid type for `cookies.0`: expected an object", "invalid_input"),
+    # the stateless page tools
+    ("too_many_redirects", errors.too_many_redirects(5), "Too many redirects (maximum 5)", "operation"),
+    ("body_exceeds_limit", errors.body_exceeds_limit(512000),
+     "Response body exceeds the configured 512000 byte limit", "operation"),
+    ("URL_RELATIVE_WITHOUT_BASE", errors.URL_RELATIVE_WITHOUT_BASE, "relative URL without a base", "operation"),
+    ("URL_INVALID_PORT", errors.URL_INVALID_PORT, "invalid port number", "operation"),
+    ("URL_INVALID_IPV6", errors.URL_INVALID_IPV6, "invalid IPv6 address", "operation"),
+    ("URL_EMPTY_HOST", errors.URL_EMPTY_HOST, "empty host", "operation"),
+    ("failed_to_fetch_page", errors.failed_to_fetch_page("Navigation failed: net::ERR_CONNECTION_REFUSED"),
+     "Failed to fetch page: Navigation failed: net::ERR_CONNECTION_REFUSED", "network"),
+    ("VISUAL_MODE_INVALID", errors.VISUAL_MODE_INVALID, "visual_mode must be one of: never, auto, always",
+     "operation"),
+    ("INSPECTION_LIMITS_EXCEEDED", errors.INSPECTION_LIMITS_EXCEEDED,
+     "Inspection dimensions, timeout, URL, or selector exceed limits", "timeout"),
+    ("INSPECTION_TOO_LARGE", errors.INSPECTION_TOO_LARGE,
+     "Failed to serialize inspection: inspection envelope cannot fit its safety bound", "operation"),
+    ("screenshot_failed", errors.screenshot_failed(errors.SCREENSHOT_TIMED_OUT),
+     "Screenshot failed: Screenshot capture timed out", "operation"),
+    ("SCREENSHOT_TIMED_OUT", errors.SCREENSHOT_TIMED_OUT, "Screenshot capture timed out", "operation"),
+    ("screenshot_capture_failed", errors.screenshot_capture_failed("the page was closed"),
+     "Screenshot capture failed: the page was closed", "operation"),
+    ("crawl_policy_failed", errors.crawl_policy_failed(errors.PRODUCT_TOKEN_LENGTH),
+     "Crawl-policy evaluation failed: product token must contain 1 to 64 bytes", "policy"),
+    ("PRODUCT_TOKEN_LENGTH", errors.PRODUCT_TOKEN_LENGTH, "product token must contain 1 to 64 bytes", "operation"),
+    ("PRODUCT_TOKEN_CHARACTERS", errors.PRODUCT_TOKEN_CHARACTERS,
+     "product token may contain only ASCII letters, hyphen, and underscore", "operation"),
+    ("TARGET_URL_TOO_LONG", errors.TARGET_URL_TOO_LONG, "target URL exceeds 4096 bytes", "operation"),
+    ("TARGET_URL_SCHEME", errors.TARGET_URL_SCHEME, "target URL must use http or https", "operation"),
+    ("TARGET_URL_HOST", errors.TARGET_URL_HOST, "target URL must have a host and must not contain credentials",
+     "operation"),
+    ("TIMEOUT_MS_RANGE", errors.TIMEOUT_MS_RANGE, "timeout_ms must be between 1 and 30000", "timeout"),
+    ("CRAWL_REPORT_TOO_LARGE", errors.CRAWL_REPORT_TOO_LARGE,
+     "crawl-policy report exceeds its serialized output bound", "policy"),
+    ("invalid_target_url", errors.invalid_target_url(errors.URL_RELATIVE_WITHOUT_BASE),
+     "invalid target URL: relative URL without a base", "operation"),
+    ("ard_discovery_failed", errors.ard_discovery_failed(errors.ARD_TIMEOUT_RANGE),
+     "ARD discovery failed: ARD timeout_ms must be between 1 and 30000", "timeout"),
+    ("ARD_URL_LENGTH", errors.ARD_URL_LENGTH, "ARD input URL must contain 1 to 2048 bytes", "operation"),
+    ("ARD_HTTPS_REQUIRED", errors.ARD_HTTPS_REQUIRED, "ARD discovery requires an operator-supplied HTTPS URL",
+     "operation"),
+    ("ARD_URL_HAS_CREDENTIALS", errors.ARD_URL_HAS_CREDENTIALS,
+     "ARD input URLs containing credentials are not allowed", "operation"),
+    ("ARD_URL_HAS_NO_HOST", errors.ARD_URL_HAS_NO_HOST, "ARD input URL must contain a host", "operation"),
+    ("ARD_TIMEOUT_RANGE", errors.ARD_TIMEOUT_RANGE, "ARD timeout_ms must be between 1 and 30000", "timeout"),
+    ("ARD_REPORT_TOO_LARGE", errors.ARD_REPORT_TOO_LARGE,
+     "bounded ARD report could not satisfy its hard output limit", "operation"),
+    ("invalid_ard_url", errors.invalid_ard_url(errors.URL_EMPTY_HOST), "invalid ARD input URL: empty host",
+     "operation"),
 ]  # fmt: skip
 IDS = [name for name, *_ in CASES]
 
@@ -128,6 +181,17 @@ COMPOSED = [
      "Navigation failed: HTTP error 500: http://127.0.0.1:9/…", "network"),
     (errors.action_failed("Evaluate", errors.timeout_after(15)), "Evaluate failed: Timeout after 15000ms", "timeout"),
     (errors.action_failed("Click", errors.PAGE_CLOSED), "Click failed: the page was closed", "operation"),
+    (errors.evaluate_javascript_error("SyntaxError: Unexpected token ')'", compiling=True),
+     '{"containment_failure":{"code":"js_worker_error","kind":"worker_error","message":"JavaScript worker rejected '
+     "the request (javascript_error): Compile error: SyntaxError: Unexpected token ')'\"},\"error\":\"Evaluate failed: "
+     "JavaScript worker rejected the request (javascript_error): Compile error: SyntaxError: Unexpected token ')'\","
+     '"state_preserved":true}', "execution"),
+    # The exception's own words are page text: an earlier rule of the classifier wins, as in the reference.
+    (errors.evaluate_javascript_error("TimeoutError: signal timed out"),
+     '{"containment_failure":{"code":"js_worker_error","kind":"worker_error","message":"JavaScript worker rejected '
+     'the request (javascript_error): Runtime error: TimeoutError: signal timed out"},"error":"Evaluate failed: '
+     'JavaScript worker rejected the request (javascript_error): Runtime error: TimeoutError: signal timed out",'
+     '"state_preserved":true}', "timeout"),
     (errors.pipeline_error(errors.PAGE_NOT_REOPENED), "Pipeline error: the session page could not be reopened",
      "operation"),
     (errors.pipeline_error(errors.timeout_after(10)), "Pipeline error: Timeout after 10000ms", "timeout"),

@@ -3,8 +3,10 @@
 Accepted ``set_cookies`` items: ``name`` and ``value`` strings plus a ``domain`` or a
 parseable ``url`` host. The domain gets a leading ``.`` unless it is an IP address
 (Chromium refuses domain cookies on IP addresses); ``path`` defaults to ``/``; ``sameSite``
-is matched case-insensitively, anything else becomes ``Lax``. Invalid items, and items the
-browser itself refuses, are skipped: only the returned count shows it.
+is matched case-insensitively, anything else becomes ``Lax``. Invalid items (not an object, a
+missing or non-string ``name``/``value``, neither a ``domain`` nor a ``url`` with a host), and
+items the browser itself refuses or drops, are skipped: only the returned count shows it. The
+argument checker lets them through (tools/arguments.py checks nothing inside array items).
 """
 
 from __future__ import annotations
@@ -88,8 +90,22 @@ async def set_many(context: BrowserContext, items: list[Any]) -> int:
             await context.add_cookies([cookie])  # one by one: a refused cookie must not sink the rest
         except PlaywrightError:
             continue
-        accepted += 1
+        if await _in_jar(context, cookie):
+            accepted += 1
     return accepted
+
+
+async def _in_jar(context: BrowserContext, cookie: dict[str, Any]) -> bool:
+    """Whether the jar now holds ``cookie``. Chromium drops some cookies without an error
+    (``SameSite=None`` without ``secure``, an expiry in the past), and stores a domain such as
+    ``.localhost`` without its dot: only what is really there is counted."""
+    wanted = _jar_key(cookie)
+    return any(_jar_key(dict(entry)) == wanted for entry in await context.cookies())
+
+
+def _jar_key(cookie: dict[str, Any]) -> tuple[Any, ...]:
+    domain = str(cookie.get("domain", "")).lstrip(".").lower()
+    return cookie.get("name"), cookie.get("value"), cookie.get("path"), domain
 
 
 def _domains_overlap(cookie_domain: str, wanted: str) -> bool:

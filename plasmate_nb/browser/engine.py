@@ -137,12 +137,13 @@ class Engine:
 
     # ----- contexts ------------------------------------------------------------------------------
 
-    async def _new_context(self) -> BrowserContext:
+    async def _new_context(self, **options: Any) -> BrowserContext:
+        """A new context; ``options`` are extra Playwright context options (``java_script_enabled``, ``viewport``)."""
         await self.start()
         assert self._browser is not None
         if self._context_proxy is not None:
-            return await self._browser.new_context(accept_downloads=False, proxy=self._context_proxy)  # type: ignore[arg-type]
-        return await self._browser.new_context(accept_downloads=False)
+            return await self._browser.new_context(accept_downloads=False, proxy=self._context_proxy, **options)  # type: ignore[arg-type]
+        return await self._browser.new_context(accept_downloads=False, **options)
 
     # ----- sessions ------------------------------------------------------------------------------
 

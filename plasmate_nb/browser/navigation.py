@@ -98,8 +98,9 @@ def _top_level(request: Request) -> bool:
         return False
 
 
-async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float) -> None:
-    """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md#messages-the-engine-produces)."""
+async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float) -> Response | None:
+    """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md#messages-the-engine-produces).
+    Returns the main resource's final response (``None`` for a same-document navigation)."""
     where = reduce_url(url)
     try:
         policy.check_form(url)
@@ -124,6 +125,7 @@ async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatc
         raise ActionError(failed_to_fetch(where, navigation_failed(watch.failed)))
     if response is not None and response.status >= 400:
         raise ActionError(failed_to_fetch(where, http_error(response.status, reduce_url(page.url))))
+    return response
 
 
 async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):

@@ -35,7 +35,13 @@ from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
-from plasmate_nb.browser.messages import describe, is_closed, is_timeout
+from plasmate_nb.browser.messages import (
+    compile_error_detail,
+    describe,
+    describe_js_exception,
+    is_closed,
+    is_timeout,
+)
 from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.errors import (
@@ -50,6 +56,7 @@ from plasmate_nb.errors import (
     cookie_operation_failed,
     element_does_not_support,
     element_not_found,
+    evaluate_javascript_error,
     evaluate_result_too_large,
     navigation_failed,
     option_not_found,
@@ -96,6 +103,21 @@ def evaluate_wrapper(expression: str) -> str:
     return (
         "(async function(){ var __r = await (" + expression + "); "
         "return typeof __r==='object' && __r!==null ? JSON.stringify(__r) : __r; })()"
+    )
+
+
+def _catching(script: str) -> str:
+    """``script``, with an exception it throws (or a rejection) caught in the page and returned as
+    ``{thrown, name, message}`` (docs/contract.md#javascript-exceptions-in-evaluate): a name and
+    message only for an Error-like value, the message cut to 1,000 characters before it crosses
+    the wire; ``thrown`` is the value's type. Reading a hostile value's properties cannot escape."""
+    return (
+        "(async function(){ try { return await (" + script + "); } catch (e) { "
+        "var t = e === null ? 'null' : typeof e, n = null, m = null; "
+        "try { if ((t === 'object' || t === 'function') && typeof e.name === 'string' "
+        "&& typeof e.message === 'string') { n = e.name.slice(0, 100); m = e.message.slice(0, 1000); } } "
+        "catch (_) { n = null; m = null; } "
+        "return {thrown: t, name: n, message: m}; } })()"
     )
 
 
@@ -278,8 +300,22 @@ class BrowserSession:
         result: list[Any] = []
 
         async def run() -> None:
-            script = self._refusing_oversize(evaluate_wrapper(expression), limit)
-            result.append(await asyncio.wait_for(page.evaluate(script), self._config.evaluate_timeout))
+            script = self._refusing_oversize(_catching(evaluate_wrapper(expression)), limit)
+            try:
+                value = await asyncio.wait_for(page.evaluate(script), self._config.evaluate_timeout)
+            except PlaywrightError as error:
+                detail = compile_error_detail(error)
+                if detail is None:
+                    raise
+                exception = describe_js_exception("SyntaxError", detail, expression)
+                raise ActionError(evaluate_javascript_error(exception, compiling=True)) from None
+            if isinstance(value, dict) and "thrown" in value:  # see _catching
+                name = value.get("name") if isinstance(value.get("name"), str) else None
+                message = value.get("message") if name is not None else value.get("thrown")
+                message = message if isinstance(message, str) else None
+                exception = describe_js_exception(name, message, expression)
+                raise ActionError(evaluate_javascript_error(exception))
+            result.append(value)
 
         await self._perform(page, "Evaluate", run, timeout=self._config.evaluate_timeout)
         refused = isinstance(result[0], dict)  # the wrapper turns every object into JSON text: a dict is the refusal
@@ -389,6 +425,9 @@ class BrowserSession:
         try:
             # A second, outer bound: Playwright's own timeouts cannot fire while the driver waits on a hung renderer.
             await asyncio.wait_for(operation(), limit + 1.0)
+        except ActionError:  # the operation's own verdict (evaluate's JS exception): nothing committed
+            await self._restore(page)
+            raise
         except (PlaywrightError, TimeoutError) as error:
             if self._lost:
                 raise ActionError(BROWSER_CONNECTION_LOST) from None

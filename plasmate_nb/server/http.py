@@ -139,7 +139,8 @@ class SecurityMiddleware:
 
 async def _read_body(receive: Any, limit: int) -> bytes | None:
     """The whole request body, or ``None`` as soon as it grows past ``limit``."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
@@ -302,6 +303,7 @@ class HttpServer:
             transport_security=security,
             host=self.host,
         )
+        assert self.token is not None  # resolved in __post_init__
         return SecurityMiddleware(app, self.token, frozenset(self.allowed_origins), self.max_body)
 
     async def start(self) -> HttpServer:

@@ -65,6 +65,25 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
     return None
 
 
+def idless_ping_answer(frame: str | bytes) -> types.JSONRPCResponse | None:
+    """The answer to a well-formed ``ping`` sent without an id (or with ``"id": null``), else ``None``.
+
+    JSON-RPC makes such a frame a notification, which the SDK drops; the reference answers it
+    with ``{"jsonrpc":"2.0","result":{}}`` (no id), as it answers every id-less method outside
+    ``notifications/`` (docs/contract.md#json-rpc-answers). Only ``ping`` is answered here: it
+    has no effect to repeat. Call it on frames :func:`malformed_frame_error` let through.
+    """
+    if b"ping" not in frame if isinstance(frame, bytes) else "ping" not in frame:
+        return None
+    try:
+        message = json.loads(frame)
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    if not isinstance(message, dict) or message.get("method") != "ping" or message.get("id") is not None:
+        return None
+    return types.JSONRPCResponse.model_construct(jsonrpc="2.0", result={})  # no id: dumped without one
+
+
 def error_bytes(error: types.JSONRPCError) -> bytes:
     return error.model_dump_json(by_alias=True, exclude_unset=False).encode()
 

@@ -1,7 +1,8 @@
 """The MCP server on stdio: JSON-RPC on stdin/stdout, logs on stderr.
 
 Lines reach the SDK through :class:`AnsweredLines`, which answers malformed frames with a
-JSON-RPC error (the SDK alone would drop them and leave the client waiting).
+JSON-RPC error (the SDK alone would drop them and leave the client waiting), and an id-less
+``ping`` with an empty result, as the reference does (docs/contract.md#json-rpc-answers).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from plasmate_nb.server.app import build_server
-from plasmate_nb.server.jsonrpc_guard import malformed_frame_error
+from plasmate_nb.server.jsonrpc_guard import idless_ping_answer, malformed_frame_error
 from plasmate_nb.tools import Dispatcher
 
 
@@ -39,12 +40,12 @@ class AnsweredLines:
         async for line in self._source:
             if not line.strip():
                 continue
-            error = malformed_frame_error(line)
-            if error is None:
+            answer = malformed_frame_error(line) or idless_ping_answer(line)
+            if answer is None:
                 yield line
                 continue
             await self._attached.wait()
-            await self._write.send(SessionMessage(error))
+            await self._write.send(SessionMessage(answer))
 
 
 async def serve_stdio(dispatcher: Dispatcher) -> None:

@@ -1,9 +1,11 @@
 """Argument checking against a tool's input schema (the SDK's low-level server does not).
 
 Only presence and JSON types are enforced, as in the reference: ``enum``, ``minimum`` and
-``maxLength`` are descriptive (``scroll.direction`` accepts any string and acts as down;
-the four closed trace tools are parsed by ``plasmate_nb.trace``'s request parsers, with the
-reference's own unknown-field and handle-length messages).
+``maxLength`` are descriptive (``scroll.direction`` accepts any string and acts as down), and
+so is everything *inside* an array's items (``set_cookies`` takes the items that fit and skips
+the rest, docs/contract.md#answers). The four closed trace tools are parsed by
+``plasmate_nb.trace``'s request parsers, with the reference's own unknown-field and
+handle-length messages.
 Messages name fields, never echo values: a mistyped secret must not come back in an error.
 Their texts are :mod:`plasmate_nb.errors`'s, shared with the trace tools' parsers.
 """
@@ -35,7 +37,10 @@ def check_arguments(spec: ToolSpec, arguments: Any) -> dict[str, Any]:
     """Return ``arguments`` if they fit ``spec``'s schema, else raise :class:`InvalidArguments`."""
     if not isinstance(arguments, dict):
         raise InvalidArguments(invalid_type(json_kind(arguments), "an object"))
-    errors = [e for e in _VALIDATORS[spec.name].iter_errors(arguments) if e.validator in _ENFORCED]
+    errors = [
+        e for e in _VALIDATORS[spec.name].iter_errors(arguments)
+        if e.validator in _ENFORCED and not any(isinstance(part, int) for part in e.absolute_path)
+    ]  # fmt: skip
     if not errors:
         return arguments
     raise InvalidArguments(_describe(min(errors, key=_error_rank)))

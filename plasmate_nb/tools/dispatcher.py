@@ -27,9 +27,10 @@ from typing import Any
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineError
 from plasmate_nb.errors import internal_error, session_not_found, unknown_tool
+from plasmate_nb.tools import crawl_policy, discovery, inspection, screenshot, text_tools
 from plasmate_nb.tools.arguments import check_arguments
 from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME, TRACED_TOOLS, ToolSpec
-from plasmate_nb.tools.som_selector import budget_payload, select_som
+from plasmate_nb.tools.som_cache import SomCache
 from plasmate_nb.trace import (
     InvalidArguments,
     TraceLog,
@@ -48,13 +49,31 @@ Handler = Callable[[Any, BrowserSession | None], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
+class ImageBlock:
+    """An image content block: base64 ``data`` and its ``mime_type``."""
+
+    data: str
+    mime_type: str
+
+
+@dataclass(frozen=True)
 class ToolResult:
+    """``text`` is the first content block unless ``text_block`` is false; ``blocks`` follow it."""
+
     text: str
     is_error: bool = False
+    blocks: tuple[ImageBlock, ...] = ()
+    text_block: bool = True
 
     @classmethod
     def payload(cls, value: Any) -> ToolResult:
         return cls(compact_json(value))
+
+    @classmethod
+    def image(cls, data_base64: str, mime_type: str) -> ToolResult:
+        """One image block; ``text`` is only a summary for callers that read text."""
+        summary = compact_json({"encodedBytes": len(data_base64), "mimeType": mime_type})
+        return cls(summary, blocks=(ImageBlock(data_base64, mime_type),), text_block=False)
 
     @classmethod
     def error(cls, message: str) -> ToolResult:
@@ -75,6 +94,7 @@ class Dispatcher:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._listeners: list[Listener] = []
+        self.som_cache = SomCache()  # one per dispatcher, shared by its callers (docs/contract.md#the-som-cache)
         self._handlers: dict[str, Handler] = {spec.name: getattr(self, spec.handler) for spec in TOOLS}
 
     # -- public surface ---------------------------------------------------------------
@@ -156,11 +176,14 @@ class Dispatcher:
             return result  # a plain-text close error never carries final_trace
         payload = json.loads(result.text)
         payload["final_trace"] = detached.final_export(session_id)
-        return ToolResult(compact_json(dict(sorted(payload.items()))))
+        # The reference re-serialises the whole payload with sorted keys, final_trace's and its
+        # events' included (docs/contract.md#trace-envelopes); the lengths are unchanged.
+        return ToolResult(json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
 
     async def _run(self, name: str, arguments: Any, session: BrowserSession | None) -> ToolResult:
         try:
-            return ToolResult.payload(await self._handlers[name](arguments, session))
+            value = await self._handlers[name](arguments, session)
+            return value if isinstance(value, ToolResult) else ToolResult.payload(value)
         except (InvalidArguments, EngineError, ActionError) as exc:
             return ToolResult.error(str(exc))
         except Exception as exc:  # a bug or an engine surprise must not take the server down
@@ -184,12 +207,31 @@ class Dispatcher:
         return arguments
 
     async def _fetch_page(self, arguments: Any, _: BrowserSession | None) -> Any:
-        arguments = check_arguments(TOOLS_BY_NAME["fetch_page"], arguments)
-        compiled = await self.engine.fetch_page(arguments["url"])
-        som = compiled.data
-        if "selector" in arguments:
-            som = select_som(som, arguments["selector"])
-        return budget_payload(som, arguments.get("budget"))
+        return await text_tools.fetch_page(self.engine, self.som_cache, arguments)
+
+    # The other stateless page tools (docs/contract.md#stateless-page-tools): untraced, no session.
+
+    async def _extract_text(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        return ToolResult(await text_tools.extract_text(self.engine, self.som_cache, arguments))
+
+    async def _extract_links(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        return ToolResult(await text_tools.extract_links(self.engine, self.som_cache, arguments))
+
+    async def _cache_status(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        return ToolResult(text_tools.cache_status(self.som_cache))
+
+    async def _screenshot_page(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        return ToolResult.image(*await screenshot.screenshot_page(self.engine, arguments))
+
+    async def _crawl_policy(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        return ToolResult(await crawl_policy.crawl_policy(self.engine, arguments))
+
+    async def _inspect_page(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        text, image = await inspection.inspect_page(self.engine, arguments)
+        return ToolResult(text, blocks=(ImageBlock(image, "image/png"),) if image else ())
+
+    async def _ard_discover(self, arguments: Any, _: BrowserSession | None) -> ToolResult:
+        return ToolResult(await discovery.ard_discover(self.engine, arguments))
 
     async def _session_status(self, arguments: Any, _: BrowserSession | None) -> Any:
         return self.engine.status()

@@ -166,6 +166,8 @@ def unknown_field(name: Any, expected: tuple[str, ...]) -> str:
         cut += "…"
     if len(expected) == 1:
         wanted = f"`{expected[0]}`"
+    elif len(expected) == 2:  # serde's wording for two fields
+        wanted = f"`{expected[0]}` or `{expected[1]}`"
     else:
         wanted = "one of " + ", ".join(f"`{field}`" for field in expected)
     return f"{INVALID_ARGUMENTS}unknown field `{cut}`, expected {wanted}"

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
+from plasmate_nb import errors
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError
 from plasmate_nb.trace import TraceLog
 from tests.browser.conftest import attrs, eid, element
@@ -139,8 +140,11 @@ async def test_typed_text_never_in_error_messages(kinds):
 
 
 async def test_evaluate_exception_is_an_action_error(kinds):
-    with pytest.raises(ActionError, match=r"^Evaluate failed: "):
+    # docs/contract.md#javascript-exceptions-in-evaluate: the reference's containment JSON, no source echoed.
+    with pytest.raises(ActionError) as info:
         await kinds.evaluate("nosuchname.x")
+    assert message(info) == errors.evaluate_javascript_error("ReferenceError: … is not defined")
+    assert "nosuchname" not in message(info)
     assert await kinds.evaluate("1 + 1") == 2
 
 

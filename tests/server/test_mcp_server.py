@@ -49,7 +49,8 @@ async def test_in_process_sdk_client_lists_tools_and_runs_a_traced_session(dispa
         listed = await client.list_tools()
         assert {tool.name for tool in listed.tools} == {tool.name for tool in TOOLS}
         closed = {tool.name for tool in listed.tools if tool.input_schema.get("additionalProperties") is False}
-        assert closed == {"trace_status", "trace_export", "trace_clear", "replay_validate"}
+        assert closed == {"trace_status", "trace_export", "trace_clear", "replay_validate",
+                          "ard_discover", "crawl_policy", "inspect_page"}
         opened = await client.call_tool("open_page", {"url": demo.url("/login.html"), "trace": True})
         assert not opened.is_error
         sid = json.loads(_text(opened))["session_id"]

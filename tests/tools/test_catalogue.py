@@ -16,6 +16,7 @@ import plasmate_nb
 from plasmate_nb.tools import catalogue
 from plasmate_nb.tools.catalogue import (
     COARSE_TOOLS,
+    OUTPUT_SCHEMA,
     SESSION_TOOLS,
     TOOLS,
     TOOLS_BY_NAME,
@@ -85,8 +86,11 @@ def test_trace_changing_tools_are_the_traced_ones_and_the_trace_writers() -> Non
     assert TRACED_TOOLS | writers == TRACE_CHANGING_TOOLS
 
 
-def test_output_schemas_are_left_for_later() -> None:
-    assert all(tool.output_schema is None for tool in TOOLS)
+def test_every_tool_has_the_one_shared_output_schema() -> None:
+    assert len(TOOLS) == 26
+    assert all(tool.output_schema is OUTPUT_SCHEMA for tool in TOOLS)
+    assert OUTPUT_SCHEMA["required"] == ["result", "contentType", "trust"]
+    assert OUTPUT_SCHEMA["additionalProperties"] is False
 
 
 def test_importing_the_catalogue_loads_no_browser() -> None:

@@ -234,7 +234,8 @@ def test_catalogue_names_schemas_and_closed_trace_tools() -> None:
             "close_page", "evaluate", "get_cookies", "set_cookies", "clear_cookies", "trace_status",
             "trace_export", "trace_clear", "replay_validate", "session_status", "fetch_page"} <= names
     closed = {tool.name for tool in TOOLS if tool.closed}
-    assert closed == {"trace_status", "trace_export", "trace_clear", "replay_validate"}
+    assert closed == {"trace_status", "trace_export", "trace_clear", "replay_validate",
+                      "ard_discover", "crawl_policy", "inspect_page"}
     for tool in TOOLS:
         json.dumps(tool.input_schema)
         assert tool.input_schema["type"] == "object"

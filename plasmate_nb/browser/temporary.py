@@ -1,0 +1,116 @@
+"""One stateless page load in a temporary browser context (docs/contract.md#stateless-page-tools).
+
+The stateless tools (``fetch_page``, ``extract_text``, ``extract_links``, ``inspect_page``,
+``screenshot_page``) load their URL like ``fetch_page`` always did: a fresh context (no cookies, no
+storage shared with any session), the egress gate for every byte, the same navigation checks and
+messages (``Failed to fetch <where>: <reason>``). JavaScript on or off is the context's
+``java_script_enabled``; the SOM compiler still runs (Playwright evaluates in the page even when
+the page's own scripts are disabled). The context is closed when the ``async with`` ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+
+from plasmate_nb.browser.errors import ActionError
+from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
+from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
+from plasmate_nb.errors import ErrorText, pipeline_error, screenshot_capture_failed
+from plasmate_nb.som import CompiledSom, compile_page
+
+if TYPE_CHECKING:
+    from plasmate_nb.browser.engine import Engine
+
+CONTEXT_CLOSE_S = 5.0
+
+
+class PageFetchFailed(ActionError):
+    """``Failed to fetch <where>: <reason>``, with the ``reason`` (an ErrorText) kept apart for
+    tools that word the failure without the URL."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class CaptureFailed(Exception):
+    """A screenshot could not be taken; ``timed_out`` tells a deadline from a failure."""
+
+    def __init__(self, message: str, timed_out: bool = False) -> None:
+        super().__init__(message)
+        self.timed_out = timed_out
+
+
+@dataclass
+class LoadedPage:
+    """A page loaded by :func:`temporary_page`."""
+
+    page: Page
+    url: str  # the final URL, after redirects
+    source: bytes  # the main document's body as Chromium received it (b"" when it is not available)
+    action_timeout: float
+
+    async def effective_html(self) -> str:
+        """The document as it stands now (after scripts, when they ran), serialised."""
+        try:
+            return await asyncio.wait_for(self.page.content(), self.action_timeout)
+        except (PlaywrightError, TimeoutError) as error:
+            raise ActionError(pipeline_error(describe(error, self.action_timeout))) from None
+
+    async def compile(self) -> CompiledSom:
+        try:
+            return await compile_page(self.page, timeout=self.action_timeout)
+        except Exception as error:  # SomCompileError, Playwright errors, timeouts
+            raise ActionError(pipeline_error(describe(error, self.action_timeout))) from None
+
+    async def screenshot(self, image_format: Literal["png", "jpeg", "webp"], timeout: float) -> bytes:
+        """The viewport as ``png``, ``jpeg`` or ``webp`` bytes. Raises :class:`CaptureFailed`."""
+        try:
+            return await self.page.screenshot(type=image_format, timeout=timeout * 1000, animations="disabled")
+        except (PlaywrightError, TimeoutError) as error:
+            if is_timeout(error):
+                raise CaptureFailed("timed out", timed_out=True) from None
+            raise CaptureFailed(screenshot_capture_failed(describe(error, timeout))) from None
+
+
+@contextlib.asynccontextmanager
+async def temporary_page(engine: Engine, url: str, *, javascript: bool = True,
+                         viewport: tuple[int, int] | None = None) -> AsyncIterator[LoadedPage]:
+    """Load ``url`` in a fresh context; raise :class:`PageFetchFailed` when it cannot be loaded."""
+    options: dict[str, Any] = {"java_script_enabled": javascript}
+    if viewport is not None:
+        options["viewport"] = {"width": viewport[0], "height": viewport[1]}
+    context = await engine._new_context(**options)
+    try:
+        page = await context.new_page()
+        page.on("dialog", dismiss_dialog)
+        watch = NavigationWatch(page, engine.gate)
+        try:
+            response = await goto(page, url, policy=engine.policy, watch=watch,
+                                  timeout=engine.config.navigation_timeout)
+        except ActionError as error:
+            message = error.args[0]
+            reason = str(message).removeprefix(f"Failed to fetch {reduce_url(url)}: ")
+            raise PageFetchFailed(message, _reason_of(message, reason)) from None
+        await settle(page, engine.config.settle_timeout)
+        source = b""
+        if response is not None:
+            with contextlib.suppress(PlaywrightError):
+                source = await response.body()
+        yield LoadedPage(page, page.url, source, engine.config.action_timeout)
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(context.close(), CONTEXT_CLOSE_S)
+
+
+def _reason_of(message: Any, reason: str) -> str:
+    """``reason`` as an ErrorText of the whole message's class (the URL adds no class of its own)."""
+    error_class = getattr(message, "error_class", None)
+    return ErrorText(reason, error_class) if error_class else reason
