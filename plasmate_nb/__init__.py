@@ -12,15 +12,14 @@ The same ``Session`` drives any MCP server speaking this contract: ``Session.con
 token=...)`` or ``Session.connect(command=[...])``.
 """
 
-from __future__ import annotations
+import typing as _typing
 
-import importlib
-from typing import Any
+from plasmate_nb._lazy import lazy_exports as _lazy_exports
 
 # Public names and the modules that define them. They load on first use (PEP 562), so that
-# `import plasmate_nb.trace` stays pure: no browser, no pandas, no MCP SDK.
+# `import plasmate_nb.trace` stays pure and `load_trace` starts no browser, MCP SDK or widgets.
 _EXPORTS = {
-    "plasmate_nb.client": ("FakeTransport", "HttpTransport", "StdioTransport", "ToolError", "Transport"),
+    "plasmate_nb.client": ("HttpTransport", "StdioTransport", "ToolError", "Transport"),
     "plasmate_nb.demo_site": ("DemoSite",),
     "plasmate_nb.notebook": (
         "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
@@ -29,19 +28,33 @@ _EXPORTS = {
     ),
     "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
 }  # fmt: skip
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_MODULE_OF)
+_SUBPACKAGES = ("browser", "client", "demo_site", "errors", "notebook", "server", "som", "tools", "trace")
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, _SUBPACKAGES)
 
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'plasmate_nb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)
+    from plasmate_nb.client import HttpTransport as HttpTransport
+    from plasmate_nb.client import StdioTransport as StdioTransport
+    from plasmate_nb.client import ToolError as ToolError
+    from plasmate_nb.client import Transport as Transport
+    from plasmate_nb.demo_site import DemoSite as DemoSite
+    from plasmate_nb.notebook import AmbiguousElement as AmbiguousElement
+    from plasmate_nb.notebook import AsyncSession as AsyncSession
+    from plasmate_nb.notebook import Cookies as Cookies
+    from plasmate_nb.notebook import Element as Element
+    from plasmate_nb.notebook import ElementNotFound as ElementNotFound
+    from plasmate_nb.notebook import FinalTraceOmitted as FinalTraceOmitted
+    from plasmate_nb.notebook import Page as Page
+    from plasmate_nb.notebook import ReplayPanel as ReplayPanel
+    from plasmate_nb.notebook import ReplayPlan as ReplayPlan
+    from plasmate_nb.notebook import Session as Session
+    from plasmate_nb.notebook import TraceCleared as TraceCleared
+    from plasmate_nb.notebook import TraceDashboard as TraceDashboard
+    from plasmate_nb.notebook import TraceExport as TraceExport
+    from plasmate_nb.notebook import TraceFormatError as TraceFormatError
+    from plasmate_nb.notebook import TraceStatus as TraceStatus
+    from plasmate_nb.notebook import attach as attach
+    from plasmate_nb.notebook import load_trace as load_trace
+    from plasmate_nb.notebook import load_traces as load_traces
+    from plasmate_nb.notebook.embedded_server import EmbeddedServer as EmbeddedServer
+    from plasmate_nb.notebook.embedded_server import serve as serve
 

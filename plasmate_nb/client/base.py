@@ -1,7 +1,7 @@
 """The tool contract every backend speaks: ``call(tool, arguments) -> payload | ToolError``.
 
-The notebook layer sees nothing but this: the embedded engine, an MCP server over stdio or
-HTTP and the in-memory fake for unit tests are interchangeable behind ``Transport``.
+The notebook layer sees nothing but this: the embedded engine and an MCP server over stdio or
+HTTP are interchangeable behind ``Transport``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ CallListener = Callable[[str | None, str], None]
 
 
 class ToolError(Exception):
-    """A tool result with ``isError: true``. ``message`` is the server's text, verbatim."""
+    """A tool answered with an error (``isError: true``); ``tool`` and ``message`` say which and why.
+
+    >>> try:
+    ...     s.click("e_missing")
+    ... except ToolError as error:
+    ...     print(error.tool, error.message)     # click Element not found: e_missing
+    """
 
     def __init__(self, tool: str, message: str) -> None:
         super().__init__(message)
@@ -32,23 +38,38 @@ class ToolError(Exception):
 
 @runtime_checkable
 class Transport(Protocol):
-    """A backend of the tool contract (one async core; sync facades live above it)."""
+    """A backend of the tool contract: ``await call(tool, arguments)`` returns the payload.
+
+    Implemented by the embedded engine's transport, ``StdioTransport`` and ``HttpTransport``;
+    ``Session(transport)`` accepts any of them.
+
+    >>> s = Session(HttpTransport("http://127.0.0.1:9272/mcp", token="..."))
+    """
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """Run ``tool``; return the parsed JSON of ``content[0].text`` (or the raw text).
+        """Run ``tool`` and return its payload: the parsed JSON of the result's text (or the text).
 
         Raises ``ToolError`` when the result has ``isError: true``.
+
+        >>> await transport.call("session_status", {})
         """
         ...
 
-    async def list_tools(self) -> list[dict[str, Any]]: ...
-
-    def subscribe(self, callback: CallListener) -> Callable[[], None]:
-        """Call ``callback(session_id, tool)`` after every call on the shared engine, by any
-        client. Returns the unsubscribe function. Remote backends may never call it."""
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """The server's tools as ``tools/list`` describes them (name, description, inputSchema, ...)."""
         ...
 
-    async def aclose(self) -> None: ...
+    def subscribe(self, callback: CallListener) -> Callable[[], None]:
+        """Call ``callback(session_id, tool)`` after each call this transport hears; returns the unsubscriber.
+
+        The embedded engine's transport hears every client's calls; a remote server's hears
+        only the calls made through it. ``callback`` runs on the calling thread.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release the connection (a no-op for the shared embedded engine)."""
+        ...
 
 
 def parse_payload(text: str) -> Any:

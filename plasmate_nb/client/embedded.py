@@ -8,12 +8,16 @@ sessions an external agent drives through the embedded server.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from plasmate_nb._loop import background_loop, run_sync
 from plasmate_nb.browser import Engine, EngineConfig
 from plasmate_nb.client.bound import LoopBoundTransport
 from plasmate_nb.client.inprocess import InProcessTransport
 from plasmate_nb.tools import Dispatcher
+
+if TYPE_CHECKING:
+    from plasmate_nb.server.http import HttpServer
 
 _lock = threading.Lock()
 _dispatcher: Dispatcher | None = None
@@ -44,3 +48,49 @@ def close_embedded() -> None:
         dispatcher, _dispatcher = _dispatcher, None
     if dispatcher is not None:
         run_sync(dispatcher.engine.aclose())
+
+
+class EmbeddedHttpServer:
+    """The MCP server over streamable HTTP on the embedded engine: what an agent connects to.
+
+    Made by :func:`serve_embedded_http`; ``url`` and ``token`` are what an agent needs, and
+    ``stop()`` (a coroutine for the background loop) shuts it down. The token never shows in
+    a repr.
+    """
+
+    def __init__(self, server: HttpServer) -> None:
+        self._server = server
+
+    @property
+    def url(self) -> str:
+        """The endpoint, e.g. ``http://127.0.0.1:<port>/mcp``."""
+        return self._server.url
+
+    @property
+    def token(self) -> str:
+        """The bearer token an agent must send (a credential: keep it out of logs)."""
+        assert self._server.token is not None
+        return self._server.token
+
+    async def stop(self) -> None:
+        """Stop serving (the engine and its sessions stay: they are the process's own)."""
+        await self._server.stop()
+
+    def __repr__(self) -> str:
+        return f"EmbeddedHttpServer(url={self.url!r})"
+
+
+async def serve_embedded_http(
+    *, host: str = "127.0.0.1", port: int = 0, token: str | None = None, allowed_origins: tuple[str, ...] = ()
+) -> EmbeddedHttpServer:
+    """Start the MCP server over streamable HTTP on the embedded engine; await it on the background loop.
+
+    ``port=0`` picks a free port; without ``token`` one is generated. Binds loopback only.
+
+    >>> server = run_sync(serve_embedded_http())
+    """
+    from plasmate_nb.server.http import HttpServer  # lazy: uvicorn and starlette only when serving
+
+    server = HttpServer(embedded_dispatcher(), host=host, port=port, token=token, allowed_origins=allowed_origins)
+    await server.start()
+    return EmbeddedHttpServer(server)

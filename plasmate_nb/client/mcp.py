@@ -64,6 +64,10 @@ class _SdkTransport:
             self._client = None
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call ``tool`` on the server (connecting on first use); returns the payload or raises ``ToolError``.
+
+        >>> await transport.call("trace_status", {"session_id": session_id})
+        """
         client = await self._connected()
         try:
             result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)
@@ -73,6 +77,7 @@ class _SdkTransport:
         return payload_or_raise(tool, text, bool(result.is_error))
 
     async def list_tools(self) -> list[dict[str, Any]]:
+        """The server's ``tools/list``, one dict per tool (name, title, description, inputSchema, ...)."""
         client = await self._connected()
         listed = await client.list_tools()
         return [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
@@ -82,6 +87,7 @@ class _SdkTransport:
         return self._listeners.add(callback)
 
     async def aclose(self) -> None:
+        """Close the connection (a stdio server's process exits with it); a later call reconnects."""
         if self._owner is None:
             return
         assert self._closing is not None
@@ -92,7 +98,10 @@ class _SdkTransport:
 
 
 class StdioTransport(_SdkTransport):
-    """An MCP server started as a subprocess speaking stdio, e.g. ``["plasmate-nb", "serve"]``."""
+    """An MCP server started as a subprocess speaking stdio, e.g. ``["plasmate-nb", "serve"]``.
+
+    >>> s = Session(StdioTransport(["plasmate-nb", "serve"]))   # or Session.connect(command=[...])
+    """
 
     def __init__(self, command: Sequence[str], env: dict[str, str] | None = None) -> None:
         super().__init__()
@@ -109,7 +118,10 @@ class StdioTransport(_SdkTransport):
 
 
 class HttpTransport(_SdkTransport):
-    """An MCP server on streamable HTTP, with a bearer token."""
+    """An MCP server on streamable HTTP at ``url``, authenticated with a bearer ``token``.
+
+    >>> s = Session(HttpTransport("http://127.0.0.1:9272/mcp", token="..."))   # or Session.connect(url, token=...)
+    """
 
     def __init__(self, url: str, token: str | None = None) -> None:
         super().__init__()

@@ -133,14 +133,23 @@ class DemoSite:
 
     @property
     def base_url(self) -> str:
+        """``http://127.0.0.1:<port>`` of the running site (RuntimeError when it is stopped)."""
         if self._server is None:
             raise RuntimeError("DemoSite is not started")
         return f"http://{self.host}:{self._server.server_address[1]}"
 
     def url(self, path: str = "/") -> str:
+        """The full URL of ``path`` on the running site.
+
+        >>> site.url("/login.html")
+        """
         return self.base_url + (path if path.startswith("/") else "/" + path)
 
     def start(self) -> str:
+        """Start serving (once; later calls do nothing) and return ``base_url``.
+
+        >>> base = DemoSite().start()
+        """
         if self._server is None:
             self._server = _DemoHTTPServer((self.host, self.port))
             self._thread = threading.Thread(target=self._server.serve_forever, name="demo-site", daemon=True)
@@ -148,6 +157,7 @@ class DemoSite:
         return self.base_url
 
     def stop(self) -> None:
+        """Stop serving and free the port (does nothing when already stopped)."""
         if self._server is None:
             return
         self._server.stopping.set()

@@ -1,5 +1,9 @@
 """``AsyncSession``: the one async core of the notebook layer, over the tool contract only.
 
+The sync ``Session`` (``session.py``) is derived from this class: its methods, signatures and
+docstrings are these, so the docstrings' examples are written the sync way (``s.open(url)``);
+on an ``AsyncSession`` each method is awaited (``await s.open(url)``).
+
 Privacy: typed text, selected values, cookie values and URLs are passed to the transport
 and dropped; they are never stored on the session. Tool errors that echo one of them
 (``Option not found: <value>``, ``Failed to fetch <url>: ...``) are re-raised scrubbed and
@@ -9,7 +13,10 @@ without the transport's traceback (whose frames hold the arguments).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import inspect
 import operator
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -17,6 +24,7 @@ from urllib.parse import urlsplit
 import pandas as pd
 
 from ..client.base import ToolError, Transport
+from ..tools.catalogue import TRACE_CHANGING_TOOLS
 from ._tables import STRING
 from .cookies import Cookies
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
@@ -27,17 +35,10 @@ from .replay import ReplayPlan
 if TYPE_CHECKING:
     from .widgets import ReplayPanel, TraceDashboard
 
-#: Calls after which a trace may have changed (traceable actions and trace_clear).
-TRACE_CHANGING_TOOLS = frozenset(
-    {
-        "open_page", "navigate_to", "click", "type_text", "select_option", "scroll", "toggle", "clear",
-        "close_page", "evaluate", "set_cookies", "clear_cookies", "trace_clear",
-    }
-)  # fmt: skip
 REDACTED = "[redacted]"
 
-#: ``await hook(tool)`` after each trace-changing call made through this session.
-CallHook = Callable[[str], Awaitable[None]]
+#: ``callback(tool)`` after a call that may have changed a session's trace (may return an awaitable).
+TraceListener = Callable[[str], Awaitable[None] | None]
 
 
 def _url_secrets(url: Any) -> list[str]:
@@ -65,9 +66,15 @@ REMOTE_POLL_SECONDS = 1.0
 
 
 class AsyncSession:
-    """One browser session over a ``Transport`` (default: the embedded engine, started lazily).
+    """One browser session over a ``Transport``, with awaitable methods (the async core).
 
-    ``async with AsyncSession() as s:`` closes the browser session on exit.
+    The default transport is the process-wide embedded engine, started on first use; any MCP
+    server speaking the contract works too (``AsyncSession.connect``). ``Session`` offers the
+    same methods without ``await``; the method examples below are written that way.
+
+    >>> async with AsyncSession() as s:        # closes the browser session on exit
+    ...     page = await s.open("http://127.0.0.1:8765/login.html")
+    ...     events = await s.trace.events()
     """
 
     def __init__(self, transport: Transport | None = None) -> None:
@@ -75,12 +82,48 @@ class AsyncSession:
         self._owns_transport = False
         self._close_on_exit = True
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._hooks: list[CallHook] = []
-        self.session_id: str | None = None
-        self.trace_id: str | None = None
-        self.page: Page | None = None
-        self.final_trace: TraceExport | FinalTraceOmitted | None = None
-        self.trace = AsyncTrace(self)
+        self._listeners: list[TraceListener] = []
+        self._watch_lock = threading.Lock()
+        self._unwatch: Callable[[], None] | None = None
+        self._announcing: set[asyncio.Future[None]] = set()
+        self._session_id: str | None = None
+        self._trace_id: str | None = None
+        self._page: Page | None = None
+        self._final_trace: TraceExport | FinalTraceOmitted | None = None
+        self._trace = AsyncTrace(self)
+
+    # -- state ----------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str | None:
+        """The open browser session's id; None before ``open`` and after ``close``.
+
+        >>> s.session_id      # e.g. 's_3f2a…'; give it to ``attach`` in another notebook
+        """
+        return self._session_id
+
+    @property
+    def trace_id(self) -> str | None:
+        """The open browser session's trace id (stable for its whole life, even across clears)."""
+        return self._trace_id
+
+    @property
+    def page(self) -> Page | None:
+        """The page the last action left behind; None before the first ``open``."""
+        return self._page
+
+    @property
+    def final_trace(self) -> TraceExport | FinalTraceOmitted | None:
+        """What the last ``close()`` returned: the final export, an omitted marker, or None."""
+        return self._final_trace
+
+    @property
+    def trace(self) -> AsyncTrace:
+        """The trace tools of this session: ``status``, ``export``, ``events``, ``clear``, ``dashboard``.
+
+        >>> s.trace.events()  # one typed row per retained event
+        """
+        return self._trace
 
     # -- construction ---------------------------------------------------------------------
 
@@ -88,32 +131,102 @@ class AsyncSession:
     def connect(
         cls, url: str | None = None, *, token: str | None = None, command: Sequence[str] | None = None
     ) -> AsyncSession:
-        """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``."""
+        """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``.
+
+        Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing
+        connects until the first call; closing the session closes the connection.
+
+        >>> s = Session.connect("http://127.0.0.1:9272/mcp", token="...")
+        >>> s = Session.connect(command=["plasmate-nb", "serve"])
+        """
         session = cls(_remote_transport(url, token, command))
         session._owns_transport = True
         return session
 
     @classmethod
     async def attach(cls, session_id: str, transport: Transport | None = None) -> AsyncSession:
-        """A session bound to an existing browser session (e.g. one an external agent opened).
+        """A session bound to an existing browser session, e.g. one an external agent opened.
 
-        Leaving its ``async with`` block does not close it; ``close()`` does.
+        Its trace tools, replay checks and dashboard work as on a session you opened. Leaving
+        its ``with`` block does not close the browser session; ``close()`` does.
+
+        >>> watch = Session.attach(session_id)     # default: the embedded engine
+        >>> watch.trace.dashboard()
         """
         session = cls(transport)
         status = await session._call("trace_status", {"session_id": session_id})
-        session.session_id, session.trace_id = session_id, status["trace_id"]
+        session._session_id, session._trace_id = session_id, status["trace_id"]
         session._close_on_exit = False
         return session
 
     async def transport(self) -> Transport:
-        """The transport, creating the embedded engine's on first use."""
+        """The ``Transport`` this session calls, creating the embedded engine's on first use.
+
+        >>> s.transport()   # e.g. LoopBoundTransport(InProcessTransport())
+        """
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
         if self._transport is None:
-            from ..client import embedded_transport  # lazy: starts nothing until first use
+            from ..client.embedded import embedded_transport  # lazy: starts nothing until first use
 
             self._transport = await embedded_transport()
+        self._watch_transport()
         return self._transport
+
+    # -- change notifications -------------------------------------------------------------
+
+    def subscribe(self, callback: TraceListener) -> Callable[[], None]:
+        """Call ``callback(tool)`` after each tool call that may have changed this session's trace.
+
+        Calls made through this session are announced before they return (an awaitable
+        result is awaited), so what ``callback`` refreshes is current when the call is. Calls
+        other clients make on the same browser session (an agent using the embedded server)
+        are announced shortly after, when the transport hears them: the embedded engine does,
+        a remote MCP server does not (poll instead). ``callback`` runs on this session's event
+        loop (for ``Session``: its background loop), may be called more than once for one
+        change, and must not block. Returns the function that unsubscribes.
+
+        >>> unsubscribe = s.subscribe(lambda tool: print("trace changed by", tool))
+        >>> unsubscribe()
+        """
+        self._listeners.append(callback)
+        self._watch_transport()
+
+        def unsubscribe() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+            if not self._listeners:
+                self._unwatch_transport()
+
+        return unsubscribe
+
+    def _watch_transport(self) -> None:
+        # Listen to the transport (other clients' calls) while anyone listens to this session.
+        with self._watch_lock:
+            if self._unwatch is None and self._listeners and self._transport is not None and self._loop is not None:
+                self._unwatch = self._transport.subscribe(self._heard)
+
+    def _unwatch_transport(self) -> None:
+        with self._watch_lock:
+            unwatch, self._unwatch = self._unwatch, None
+        if unwatch is not None:
+            unwatch()
+
+    def _heard(self, session_id: str | None, tool: str) -> None:
+        # Any thread, any loop (the transport's): only hand over to this session's loop.
+        loop = self._loop
+        if loop is None or session_id is None or session_id != self._session_id or tool not in TRACE_CHANGING_TOOLS:
+            return
+        with contextlib.suppress(RuntimeError):  # the session's loop has closed: nobody left to tell
+            loop.call_soon_threadsafe(self._announce, tool)
+
+    def _announce(self, tool: str) -> None:
+        for callback in list(self._listeners):
+            result = callback(tool)
+            if inspect.isawaitable(result):
+                future = asyncio.ensure_future(result)
+                self._announcing.add(future)  # held until done: a bare task may be collected
+                future.add_done_callback(self._announcing.discard)
 
     # -- the tool contract ----------------------------------------------------------------
 
@@ -134,63 +247,113 @@ class AsyncSession:
 
     async def _notify(self, tool: str) -> None:
         if tool in TRACE_CHANGING_TOOLS:
-            for hook in list(self._hooks):
-                await hook(tool)
+            for callback in list(self._listeners):
+                result = callback(tool)
+                if inspect.isawaitable(result):
+                    await result
 
     def _require_session(self) -> str:
-        if self.session_id is None:
+        if self._session_id is None:
             raise RuntimeError("no open browser session: call open(url) first")
-        return self.session_id
+        return self._session_id
 
     async def _act(self, tool: str, arguments: dict[str, Any], secrets: Iterable[str] = ()) -> Page:
         payload = await self._call(tool, {"session_id": self._require_session(), **arguments}, secrets)
-        self.page = Page(payload)
-        return self.page
+        self._page = Page(payload)
+        return self._page
 
     # -- actions --------------------------------------------------------------------------
 
     async def open(self, url: str, trace: bool = True) -> Page:
-        """Open ``url`` in a new browser session (traced unless ``trace=False``)."""
-        if self.session_id is not None:
+        """Open ``url`` in a new browser session and return its page (traced unless ``trace=False``).
+
+        Tracing is chosen here, once: it cannot be turned on later. One browser session per
+        ``Session``; ``close()`` it before opening another.
+
+        >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+        """
+        if self._session_id is not None:
             raise RuntimeError("this session already has an open browser session; close() it or start a new one")
         payload = await self._call("open_page", {"url": url, "trace": trace}, _url_secrets(url))
-        self.session_id = payload["session_id"]
-        self.final_trace = None
-        status = await self._call("trace_status", {"session_id": self.session_id})
-        self.trace_id = status["trace_id"]
-        self.page = Page(payload)
-        return self.page
+        self._session_id = payload["session_id"]
+        self._final_trace = None
+        status = await self._call("trace_status", {"session_id": self._session_id})
+        self._trace_id = status["trace_id"]
+        self._page = Page(payload)
+        return self._page
 
     async def navigate(self, url: str) -> Page:
+        """Navigate the open page to ``url`` and return the new page.
+
+        >>> s.navigate("http://127.0.0.1:8765/details.html").title
+        """
         return await self._act("navigate_to", {"url": url}, _url_secrets(url))
 
     async def click(self, element: str | Element) -> Page:
+        """Click ``element`` (an ``Element`` from ``page.find`` or its SOM id) and return the page after.
+
+        >>> s.click(page.find(role="button", text="Sign in"))
+        """
         return await self._act("click", {"element_id": _id_of(element)})
 
     async def type_text(self, element: str | Element, text: str, append: bool = False) -> Page:
+        """Type ``text`` into an input (replacing its value unless ``append=True``); returns the page.
+
+        The trace keeps only the text's UTF-8 byte length, never the text.
+
+        >>> s.type_text(page.find(label="Email"), "analyst@example.test")
+        """
         return await self._act("type_text", {"element_id": _id_of(element), "text": text, "append": append}, [text])
 
     async def select_option(self, element: str | Element, value: str) -> Page:
+        """Select the option ``value`` (its value or visible text) of a select; returns the page.
+
+        >>> s.select_option(page.find(label="Plan"), "Team")
+        """
         return await self._act("select_option", {"element_id": _id_of(element), "value": value}, [value])
 
     async def scroll(self, direction: str = "down", pixels: int = 300, element_id: str | Element | None = None) -> Page:
+        """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
+
+        >>> s.scroll("down", 600)
+        >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
+        """
         arguments: dict[str, Any] = {"direction": direction, "pixels": pixels}
         if element_id is not None:
             arguments["element_id"] = _id_of(element_id)
         return await self._act("scroll", arguments)
 
     async def toggle(self, element: str | Element) -> Page:
+        """Toggle a checkbox, radio button or switch; returns the page.
+
+        >>> s.toggle(page.find(role="checkbox", label="Remember me"))
+        """
         return await self._act("toggle", {"element_id": _id_of(element)})
 
     async def clear(self, element: str | Element) -> Page:
+        """Empty an input's value; returns the page.
+
+        >>> s.clear(page.find(label="Email"))
+        """
         return await self._act("clear", {"element_id": _id_of(element)})
 
     async def evaluate(self, expression: str) -> Any:
-        """Run a JavaScript expression in the page; returns its JSON-serialised result."""
+        """Run a JavaScript expression in the page and return its JSON-serialised result.
+
+        The trace records that an evaluation happened, never the expression or its result.
+
+        >>> s.evaluate("document.title")
+        'Sign in'
+        """
         payload = await self._call("evaluate", {"session_id": self._require_session(), "expression": expression})
         return payload["result"]
 
     async def cookies(self, url: str | None = None) -> Cookies:
+        """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.
+
+        >>> jar = s.cookies()
+        >>> jar[0]["name"]        # readable by indexing, never displayed
+        """
         arguments: dict[str, Any] = {"session_id": self._require_session()}
         if url is not None:
             arguments["url"] = url
@@ -198,36 +361,53 @@ class AsyncSession:
         return Cookies(payload["cookies"])
 
     async def set_cookies(self, cookies: Sequence[dict[str, Any]]) -> int:
-        """Inject cookies; returns how many the server accepted."""
+        """Add cookies (dicts with ``name``, ``value`` and ``domain`` or ``url``); returns how many were set.
+
+        >>> s.set_cookies([{"name": "sid", "value": "...", "domain": "127.0.0.1"}])
+        1
+        """
         secrets = [str(c.get(k)) for c in cookies for k in ("name", "value") if isinstance(c, dict) and c.get(k)]
         payload = await self._call("set_cookies", {"session_id": self._require_session(), "cookies": list(cookies)}, secrets)
         return payload["set"]
 
     async def clear_cookies(self, name: str | None = None, domain: str | None = None, url: str | None = None) -> int:
-        """Clear cookies (all, or those matching the filters); returns how many were removed."""
+        """Remove cookies (all, or those matching every filter given); returns how many were removed.
+
+        >>> s.clear_cookies(name="sid")
+        1
+        """
         filters = {k: v for k, v in (("name", name), ("domain", domain), ("url", url)) if v is not None}
         payload = await self._call("clear_cookies", {"session_id": self._require_session(), **filters}, filters.values())
         return payload["cleared"]
 
     async def close(self) -> TraceExport | FinalTraceOmitted | None:
-        """Close the browser session; returns its final trace (None when it was untraced)."""
+        """Close the browser session and return its final trace (None when it was untraced).
+
+        The final trace is a ``TraceExport`` ending with the ``close_page`` event, or a
+        ``FinalTraceOmitted`` marker when it exceeded the server's response ceiling.
+
+        >>> final = s.close()
+        >>> final.to_json("trace.json")
+        """
         session_id = self._require_session()
         try:
             payload = await self._call("close_page", {"session_id": session_id}, notify=False)
         finally:
-            self.session_id = None
+            self._session_id = None
         final = payload.get("final_trace") if isinstance(payload, dict) else None
         if final is None:
-            self.final_trace = None
+            self._final_trace = None
         elif final.get("omitted") is True:
-            self.final_trace = FinalTraceOmitted(final)
+            self._final_trace = FinalTraceOmitted(final)
         else:
-            self.final_trace = TraceExport(final)
+            self._final_trace = TraceExport(final)
         await self._notify("close_page")  # after final_trace is set: live views show it
         await self._release_transport()
-        return self.final_trace
+        return self._final_trace
 
     async def _release_transport(self) -> None:
+        if not self._listeners:
+            self._unwatch_transport()
         if self._owns_transport and self._transport is not None:
             transport, self._transport = self._transport, None
             await transport.aclose()
@@ -235,9 +415,14 @@ class AsyncSession:
     # -- replay validation ----------------------------------------------------------------
 
     async def replay_validate(self, sequence: int, confirmed: bool = False) -> ReplayPlan:
-        """Validate retained event ``sequence`` for replay. Never executes anything.
+        """Check whether retained event ``sequence`` could be replayed exactly now; never executes it.
 
+        The checks run in the contract's order and the first failure names the drift.
         ``sequence`` may be any integer type (e.g. a numpy integer from a DataFrame column).
+
+        >>> plan = s.replay_validate(2)
+        >>> plan.status, plan.drift          # e.g. ('refused', 'state_drift')
+        >>> s.replay_validate(2, confirmed=True)
         """
         sequence = operator.index(sequence)
         arguments = {"session_id": self._require_session(), "trace_id": self.trace_id, "sequence": sequence}
@@ -245,7 +430,11 @@ class AsyncSession:
         return ReplayPlan(payload)
 
     async def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> pd.DataFrame:
-        """replay_validate for every retained event: sequence, action, status, drift, message."""
+        """Validate every retained event; a table of sequence, action, status, drift and message.
+
+        >>> table = s.replay_validate_all(progress=False)
+        >>> table.value_counts(["status", "drift"])
+        """
         from tqdm.auto import tqdm
 
         export = await self.trace.export()
@@ -261,8 +450,11 @@ class AsyncSession:
         return pd.DataFrame({k: pd.array(v, dtype="Int64" if k == "sequence" else STRING) for k, v in columns.items()})
 
     async def replay_panel(self) -> ReplayPanel:
-        """A widget to pick a retained event and validate / confirm its replay."""
-        from .widgets import ReplayPanel
+        """A widget to pick a retained event and validate or confirm its replay (never executes).
+
+        >>> s.replay_panel()      # the last expression of a cell: shows the widget
+        """
+        from .widgets import ReplayPanel  # lazy: ipywidgets only when a widget is built
 
         await self.transport()
         panel = ReplayPanel(self, self._loop)  # type: ignore[arg-type]
@@ -275,17 +467,22 @@ class AsyncSession:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        if self.session_id is not None and self._close_on_exit:
+        if self._session_id is not None and self._close_on_exit:
             await self.close()
         await self._release_transport()
 
     def __repr__(self) -> str:
-        state = f"session_id={self.session_id!r}, trace_id={self.trace_id!r}" if self.session_id else "closed"
+        state = f"session_id={self._session_id!r}, trace_id={self._trace_id!r}" if self._session_id else "closed"
         return f"{type(self).__name__}({state})"
 
 
 class AsyncTrace:
-    """``session.trace``: the trace tools of the session's browser session."""
+    """``session.trace`` of an ``AsyncSession``: the trace tools of its browser session, awaitable.
+
+    ``Trace`` (a ``Session``'s ``trace``) offers the same methods without ``await``.
+
+    >>> status = await s.trace.status()
+    """
 
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
@@ -294,24 +491,44 @@ class AsyncTrace:
         return await self._session._call(tool, {"session_id": self._session._require_session()})
 
     async def status(self) -> TraceStatus:
+        """The trace's mode, id, counters and bounds (``trace_status``).
+
+        >>> st = s.trace.status()
+        >>> st.retained_events, st.max_events, st.evicted_events
+        """
         return TraceStatus(await self._trace_call("trace_status"))
 
     async def export(self) -> TraceExport:
+        """A bounded export of the retained events (``trace_export``); nothing is written to disk.
+
+        >>> s.trace.export().to_json("trace.json")
+        """
         return TraceExport(await self._trace_call("trace_export"))
 
     async def events(self) -> pd.DataFrame:
+        """The retained events as a typed pandas table, one row per event.
+
+        >>> s.trace.events()[["sequence", "action", "outcome", "redacted_bytes"]]
+        """
         return (await self.export()).events()
 
     async def clear(self) -> TraceCleared:
+        """Drop every retained event; sequence numbers continue and ``cleared_events`` counts them.
+
+        >>> s.trace.clear().cleared_events
+        """
         return TraceCleared(await self._trace_call("trace_clear"))
 
     async def dashboard(self, poll_interval: float | None = None) -> TraceDashboard:
-        """A live ipywidgets dashboard of this trace (see ``TraceDashboard``).
+        """A live ipywidgets dashboard of this trace: gauges, counters, redaction panel, events.
 
-        Over a transport that cannot hear other clients' calls (a remote server), it polls
-        every ``REMOTE_POLL_SECONDS`` unless ``poll_interval`` says otherwise.
+        It follows every change to the trace, whoever makes it. Over a transport that cannot
+        hear other clients' calls (a remote server) it polls every ``REMOTE_POLL_SECONDS``
+        seconds unless ``poll_interval`` says otherwise.
+
+        >>> s.trace.dashboard()   # the last expression of a cell: shows the widget
         """
-        from .widgets import TraceDashboard
+        from .widgets import TraceDashboard  # lazy: ipywidgets only when a widget is built
 
         self._session._require_session()
         transport = await self._session.transport()
@@ -325,8 +542,8 @@ class AsyncTrace:
 def _remote_transport(url: str | None, token: str | None, command: Sequence[str] | None) -> Transport:
     if (url is None) == (command is None):
         raise TypeError("connect() takes either url (streamable HTTP) or command= (stdio), not both")
-    from .. import client  # lazy: the remote backends pull in the MCP SDK
+    from ..client.mcp import HttpTransport, StdioTransport  # lazy: the remote backends pull in the MCP SDK
 
     if url is not None:
-        return client.HttpTransport(url, token)
-    return client.StdioTransport(list(command or ()))
+        return HttpTransport(url, token)
+    return StdioTransport(list(command or ()))

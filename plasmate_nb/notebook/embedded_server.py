@@ -2,7 +2,8 @@
 
 An external agent connects to it over streamable HTTP while the analyst watches: every
 session the agent opens is a session of the notebook's own engine, so ``attach(session_id)``
-and the live dashboard see its trace as it grows.
+and the live dashboard see its trace as it grows. The server is started through the client
+layer (``client.embedded.serve_embedded_http``); this module only presents it.
 """
 
 from __future__ import annotations
@@ -12,37 +13,52 @@ from typing import Any
 
 import pandas as pd
 
-from plasmate_nb.client import InProcessTransport, embedded_dispatcher
-from plasmate_nb.server import HttpServer
-
 from .._loop import run_sync
+from ..client.base import Transport
+from ..client.embedded import EmbeddedHttpServer, embedded_transport, serve_embedded_http
 
 SESSION_COLUMNS = ["session_id", "title", "age_ms", "idle_ms", "has_page", "element_count"]
 
 
 class EmbeddedServer:
-    """A running embedded MCP server. ``url`` and ``token`` are what an agent needs."""
+    """The MCP server running inside this notebook, sharing its engine; made by ``serve()``.
 
-    def __init__(self, server: HttpServer, transport: InProcessTransport) -> None:
+    ``url`` and ``token`` (or ``client_config()``) are what an agent needs; ``sessions()``
+    lists every live browser session, whoever opened it. The token never shows in a repr.
+
+    >>> server = serve()
+    >>> server.client_config()       # an mcpServers entry for the agent
+    >>> server.sessions()
+    >>> server.stop()
+    """
+
+    def __init__(self, server: EmbeddedHttpServer, transport: Transport) -> None:
         self._server = server
         self._transport = transport
 
     @property
     def url(self) -> str:
+        """The streamable HTTP endpoint, e.g. ``http://127.0.0.1:<port>/mcp``."""
         return self._server.url
 
     @property
     def token(self) -> str:
-        assert self._server.token is not None
+        """The bearer token an agent must send (a credential: shown only when asked for)."""
         return self._server.token
 
     def client_config(self, name: str = "plasmate-nb") -> dict[str, Any]:
-        """An ``mcpServers`` entry for MCP clients that speak streamable HTTP (contains the token)."""
+        """An ``mcpServers`` entry for MCP clients that speak streamable HTTP (it contains the token).
+
+        >>> server.client_config()["mcpServers"]["plasmate-nb"]["url"]
+        """
         return {"mcpServers": {name: {"type": "http", "url": self.url,
                                       "headers": {"Authorization": f"Bearer {self.token}"}}}}  # fmt: skip
 
     def sessions(self) -> pd.DataFrame:
-        """Live browser sessions on the shared engine (any client's), newest state."""
+        """The live browser sessions on the shared engine (any client's), one row each.
+
+        >>> server.sessions()["session_id"].tolist()
+        """
         status = run_sync(self._transport.call("session_status", {}))
         rows = status["sessions"]
         frame = pd.DataFrame({col: [row.get(col) for row in rows] for col in SESSION_COLUMNS}, columns=SESSION_COLUMNS)
@@ -50,6 +66,7 @@ class EmbeddedServer:
                              "has_page": "boolean", "element_count": "Int64"})  # fmt: skip
 
     def stop(self) -> None:
+        """Stop serving; the engine and its browser sessions stay (they are the notebook's)."""
         run_sync(self._server.stop())
 
     def __repr__(self) -> str:  # the token is a credential: shown only on request
@@ -65,15 +82,17 @@ class EmbeddedServer:
 
 def serve(port: int = 0, token: str | None = None, host: str = "127.0.0.1",
           allowed_origins: tuple[str, ...] = ()) -> EmbeddedServer:  # fmt: skip
-    """Start the MCP server on loopback in this process, sharing the embedded engine.
+    """Start the MCP server on loopback in this process, sharing the notebook's embedded engine.
 
-    ``port=0`` picks a free port; without ``token`` one is generated.
+    ``port=0`` picks a free port; without ``token`` one is generated. Agents connect over
+    streamable HTTP; ``attach(session_id)`` then watches any session they open.
+
+    >>> server = serve()
+    >>> server.url, server.client_config()
     """
 
-    async def start() -> EmbeddedServer:
-        dispatcher = embedded_dispatcher()
-        server = HttpServer(dispatcher, host=host, port=port, token=token, allowed_origins=allowed_origins)
-        await server.start()
-        return EmbeddedServer(server, InProcessTransport(dispatcher))
+    async def start() -> EmbeddedServer:  # on the background loop, home of the embedded engine
+        server = await serve_embedded_http(host=host, port=port, token=token, allowed_origins=allowed_origins)
+        return EmbeddedServer(server, await embedded_transport())
 
     return run_sync(start())

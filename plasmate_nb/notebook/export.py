@@ -12,13 +12,15 @@ import json
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import pandas as pd
 
 from ._html import box, cell, gauge, table
 from ._tables import EVENT_COLUMNS, STRING, event_columns, events_frame, frame
+
+if TYPE_CHECKING:
+    import jsonschema
 
 COUNTERS = ("retained_events", "retained_bytes", "next_sequence", "evicted_events", "oversized_events", "cleared_events")
 #: Bounds of plasmate.trace.v1; trace_status reports them, an export does not.
@@ -26,8 +28,51 @@ MAX_EVENTS = 128
 MAX_BYTES = 49_152
 
 
+#: The fields of a trace_status payload, each an attribute of ``TraceStatus``.
+STATUS_FIELDS: dict[str, str] = {
+    "schema": "The trace format: ``plasmate.trace.v1``.",
+    "enabled": "True when the session is traced (chosen once, by ``open(url, trace=...)``).",
+    "trace_id": "The trace's id, stable for the browser session's whole life (clears included).",
+    "retained_events": "How many events the trace retains now.",
+    "retained_bytes": "The retained events' total size in bytes (their compact JSON).",
+    "max_events": "The bound on retained events (128).",
+    "max_bytes": "The bound on retained bytes (49,152).",
+    "next_sequence": "The sequence number the next recorded event will get.",
+    "evicted_events": "How many events were dropped, oldest first, to stay within the bounds.",
+    "oversized_events": "How many events were never retained because one alone was too large.",
+    "cleared_events": "How many events ``trace.clear()`` removed.",
+    "retention": "The retention policy, in words.",
+}
+#: The envelope fields of an export (besides ``events``), each an attribute of ``TraceExport``.
+EXPORT_FIELDS: dict[str, str] = {
+    "trace_id": STATUS_FIELDS["trace_id"],
+    "session_id": "The id of the browser session that recorded the trace.",
+    **{name: STATUS_FIELDS[name] for name in COUNTERS},
+}
+
+
+def _payload_field(name: str, doc: str) -> property:
+    """A read-only attribute for ``payload[name]``, documented by ``doc``."""
+
+    def get(self: Any) -> Any:
+        try:
+            return self.payload[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    get.__name__ = get.__qualname__ = name
+    get.__doc__ = doc
+    return property(get, doc=doc)
+
+
 class TraceFormatError(ValueError):
-    """A document is not a plasmate.trace.v1 export; ``path`` is the failing JSON path."""
+    """A document is not a plasmate.trace.v1 export; ``path`` is the failing JSON path.
+
+    >>> try:
+    ...     load_trace("not-a-trace.json")
+    ... except TraceFormatError as error:
+    ...     print(error.path)        # e.g. '$.events[3].sequence'
+    """
 
     def __init__(self, path: str, message: str, source: str | None = None) -> None:
         self.path = path
@@ -40,16 +85,39 @@ def _counters_html(payload: dict[str, Any]) -> str:
 
 
 class TraceStatus:
-    """The ``trace_status`` payload: tracing mode, trace_id, counters and bounds."""
+    """A ``trace_status`` answer: tracing mode, trace_id, counters and bounds, as attributes.
+
+    Every field is an attribute (they complete with Tab); ``payload`` is the answer as sent.
+
+    >>> st = s.trace.status()
+    >>> st.retained_events, st.max_events, st.evicted_events
+    """
+
+    # Read-only properties over ``payload``, documented by STATUS_FIELDS (set below the class).
+    schema: str
+    enabled: bool
+    trace_id: str
+    retained_events: int
+    retained_bytes: int
+    max_events: int
+    max_bytes: int
+    next_sequence: int
+    evicted_events: int
+    oversized_events: int
+    cleared_events: int
+    retention: str
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.payload = payload
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # fields a server adds beyond the contract's
         try:
             return self.payload[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | {k for k in self.payload if k.isidentifier()})
 
     def _repr_html_(self) -> str:
         p = self.payload
@@ -73,7 +141,10 @@ class TraceStatus:
 
 
 class TraceCleared:
-    """The ``trace_clear`` payload: how many events were removed now, and the new status."""
+    """A ``trace_clear`` answer: ``cleared_events`` removed now, and the new ``status``.
+
+    >>> s.trace.clear().cleared_events
+    """
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.payload = payload
@@ -88,36 +159,58 @@ class TraceCleared:
 
 
 class TraceExport:
-    """A ``trace_export`` payload (or a close_page ``final_trace``) with tables and reprs."""
+    """A ``plasmate.trace.v1`` export (``trace_export``, a final trace, or a loaded file).
+
+    The envelope fields are attributes, ``events()`` is the typed table and ``payload`` the
+    JSON document itself; it touches disk only when asked (``to_json``, ``to_parquet``).
+
+    >>> export = s.trace.export()
+    >>> export.retained_events, export.events()
+    >>> export.to_json("trace.json")
+    """
+
+    # Read-only properties over ``payload``, documented by EXPORT_FIELDS (set below the class).
+    trace_id: str
+    session_id: str
+    retained_events: int
+    retained_bytes: int
+    next_sequence: int
+    evicted_events: int
+    oversized_events: int
+    cleared_events: int
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.payload = payload
 
-    trace_id = property(lambda self: self.payload["trace_id"])
-    session_id = property(lambda self: self.payload["session_id"])
-    retained_events = property(lambda self: self.payload["retained_events"])
-    retained_bytes = property(lambda self: self.payload["retained_bytes"])
-    next_sequence = property(lambda self: self.payload["next_sequence"])
-    evicted_events = property(lambda self: self.payload["evicted_events"])
-    oversized_events = property(lambda self: self.payload["oversized_events"])
-    cleared_events = property(lambda self: self.payload["cleared_events"])
-
     @property
     def counters(self) -> dict[str, int]:
+        """The six counters (retained, bytes, next sequence, evicted, oversized, cleared) as a dict.
+
+        >>> final.counters["evicted_events"]
+        """
         return {name: self.payload[name] for name in COUNTERS}
 
     def events(self) -> pd.DataFrame:
-        """One row per retained event, typed columns (see ``EVENT_COLUMNS``)."""
+        """The retained events as a pandas table: one row per event, typed columns (``EVENT_COLUMNS``).
+
+        >>> export.events()[["sequence", "action", "outcome", "redacted_bytes"]]
+        """
         return events_frame(self.payload["events"])
 
     def to_json(self, path: str | Path) -> Path:
-        """Write the payload as compact JSON (the only way this object touches disk)."""
+        """Write the export to ``path`` as compact JSON and return the path; ``load_trace`` reads it back.
+
+        >>> export.to_json("trace.json")
+        """
         target = Path(path)
         target.write_text(json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
         return target
 
     def to_parquet(self, path: str | Path) -> Path:
-        """Write the events table, with a ``trace_id`` column, as Parquet."""
+        """Write the events table, with a leading ``trace_id`` column, to ``path`` as Parquet.
+
+        >>> export.to_parquet("events.parquet")
+        """
         target = Path(path)
         table_ = self.events()
         table_.insert(0, "trace_id", pd.array([self.trace_id] * len(table_), dtype=STRING))
@@ -154,7 +247,11 @@ class TraceExport:
 
 
 class FinalTraceOmitted:
-    """close_page's ``final_trace`` marker: the export exceeded the 64 KiB response ceiling."""
+    """The marker ``close()`` returns when the final trace exceeded the server's response ceiling.
+
+    It is falsy and its ``reason`` says why; the trace is gone with the session, so call
+    ``s.trace.export()`` before ``s.close()`` to keep a bounded export.
+    """
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.payload = payload
@@ -181,13 +278,20 @@ class FinalTraceOmitted:
 
 @functools.cache
 def schema() -> dict[str, Any]:
-    """The shipped JSON Schema (Draft 2020-12) of an export or final_trace."""
+    """The shipped JSON Schema (Draft 2020-12) of an export or final trace, as a dict.
+
+    >>> schema()["$id"]
+    """
     text = resources.files(__package__).joinpath("trace_v1.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
 @functools.cache
 def _validator() -> jsonschema.Draft202012Validator:
+    # Imported on first validation: jsonschema (with its optional format checkers) is slow to
+    # import, and load_traces' fast path never needs it for well-formed exports.
+    import jsonschema
+
     return jsonschema.Draft202012Validator(schema())
 
 
@@ -216,7 +320,9 @@ def _plain_envelope(document: Any) -> bool:
 
 
 def _raise_first_error(validator: jsonschema.Draft202012Validator, document: Any, source: str | None) -> None:
-    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(document))
     if error is not None:
         raise TraceFormatError(error.json_path, error.message, source)
 
@@ -264,9 +370,14 @@ def _unwrap_close_payload(document: Any) -> Any:
 
 
 def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceOmitted:
-    """A ``TraceExport`` from a file path, JSON text or dict (trace_export or final_trace).
+    """Read one exported trace from a file path, JSON text or dict, validated against the schema.
 
-    Validated against the shipped JSON Schema; ``TraceFormatError`` names the failing path.
+    Accepts a ``trace_export`` answer, a final trace or a whole ``close_page`` answer; returns a
+    ``TraceExport`` (or a ``FinalTraceOmitted`` marker). ``TraceFormatError`` names the failing
+    JSON path. Needs no browser: this is the pure reader.
+
+    >>> export = load_trace("trace.json")
+    >>> export.events()
     """
     document, label = _parse(source)
     document = _unwrap_close_payload(document)
@@ -278,13 +389,16 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
 
 
 def load_traces(sources: str | Path | Iterable[str | Path | dict[str, Any]], *, validate: str = "fast") -> pd.DataFrame:
-    """One events table across many exports, with a leading ``trace_id`` column.
+    """Read many exported traces into one events table, with a leading ``trace_id`` column.
 
     ``sources``: a folder (every ``*.json`` in it, sorted), or paths / JSON texts / dicts.
     ``validate="fast"`` checks each envelope exactly and each event's shape while the
     columns are built; any anomaly re-runs the full schema for a precise error.
     ``validate="full"`` runs the full schema on every document first. Omitted final-trace
     markers carry no events and are skipped.
+
+    >>> table = load_traces("traces/")
+    >>> table.groupby("trace_id")["action"].value_counts()
     """
     if validate not in ("fast", "full"):
         raise ValueError("validate must be 'fast' or 'full'")
@@ -325,3 +439,10 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
     if not _ACTIONS.issuperset(columns["action"]) or not _OUTCOMES.issuperset(columns["outcome"]):
         raise ValueError("unknown action or outcome")
     return columns
+
+
+for _name, _doc in STATUS_FIELDS.items():
+    setattr(TraceStatus, _name, _payload_field(_name, _doc))
+for _name, _doc in EXPORT_FIELDS.items():
+    setattr(TraceExport, _name, _payload_field(_name, _doc))
+del _name, _doc

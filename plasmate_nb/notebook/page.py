@@ -25,7 +25,11 @@ VALUE_BEARING_ROLES = frozenset({"text_input", "textarea", "select"})
 
 @dataclass(frozen=True)
 class Element:
-    """One SOM element as ``find`` returns it; actions accept it wherever an id is expected."""
+    """One SOM element as ``find`` returns it; actions accept it wherever an element id is expected.
+
+    >>> email = page.find(label="Email")
+    >>> email.id, email.role, email.actions
+    """
 
     id: str
     role: str
@@ -80,7 +84,15 @@ def _fold(value: str | None) -> str:
 
 
 class Page:
-    """The session's page after an action: ``title``, ``url``, ``regions`` and the elements."""
+    """The page an action left behind: ``title``, ``url``, ``origin`` and its SOM elements.
+
+    Displayed, it shows its origin (never the path, query or fragment) and the elements table;
+    ``find`` picks the one element an action needs.
+
+    >>> page = s.open("http://127.0.0.1:8765/login.html")
+    >>> page.elements                          # id, role, label, text, actions, region
+    >>> s.click(page.find(role="button", text="Sign in"))
+    """
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.url: str | None = payload.get("url")
@@ -90,6 +102,7 @@ class Page:
 
     @functools.cached_property
     def element_list(self) -> tuple[Element, ...]:
+        """Every SOM element of the page as an ``Element``, in document order (children included)."""
         found: list[Element] = []
         for region in self.regions:
             found.extend(_iter_elements(region.get("elements") or [], region.get("role")))
@@ -97,10 +110,15 @@ class Page:
 
     @property
     def origin(self) -> str:
+        """``scheme://host:port`` of the page (port always shown), the part a trace keeps readable."""
         return display_origin(self.url)
 
     @property
     def elements(self) -> pd.DataFrame:
+        """The page's SOM elements as a table: id, role, label, text, actions, region.
+
+        >>> page.elements.query("role == 'button'")
+        """
         rows = self.element_list
         data = {
             "id": [e.id for e in rows],
@@ -115,7 +133,10 @@ class Page:
     def find_all(
         self, role: str | None = None, label: str | None = None, text: str | None = None, *, contains: bool = False
     ) -> list[Element]:
-        """Elements matching every given criterion (case-insensitive; exact unless ``contains``)."""
+        """Every element matching all the given criteria (case-insensitive; exact unless ``contains``).
+
+        >>> page.find_all(role="link")
+        """
 
         def matches(wanted: str | None, actual: str | None) -> bool:
             if wanted is None:
@@ -132,7 +153,14 @@ class Page:
     def find(
         self, role: str | None = None, label: str | None = None, text: str | None = None, *, contains: bool = False
     ) -> Element:
-        """The one element matching; ``ElementNotFound`` / ``AmbiguousElement`` otherwise."""
+        """The one element matching all the given criteria; ``ElementNotFound`` / ``AmbiguousElement`` otherwise.
+
+        Matching is case-insensitive and exact unless ``contains=True``; the errors list the
+        nearest elements or every match.
+
+        >>> page.find(label="Email")
+        >>> page.find(role="button", text="sign", contains=True)
+        """
         if role is None and label is None and text is None:
             raise TypeError("find() needs at least one of role=, label=, text=")
         found = self.find_all(role, label, text, contains=contains)

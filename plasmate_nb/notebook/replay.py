@@ -45,6 +45,8 @@ PASSED, FAILED, NOT_REACHED, SKIPPED = "passed", "failed here", "not reached", "
 
 
 class Check(NamedTuple):
+    """One replay check as a ``ReplayPlan`` shows it: its ``name``, ``state`` and ``meaning``."""
+
     name: str
     state: str
     meaning: str
@@ -71,7 +73,15 @@ def checklist(payload: dict[str, Any]) -> list[Check]:
 
 
 class ReplayPlan:
-    """What ``replay_validate`` answered. Nothing was executed: ``execution_available`` is false."""
+    """What ``replay_validate`` answered, as the contract's ordered checklist. Nothing was executed.
+
+    ``status`` is ``refused``, ``confirmation_required`` or ``validated``; ``drift`` names the
+    first failing check; ``checks`` lists every check as passed / failed here / not reached;
+    ``execution_available`` is always false.
+
+    >>> plan = s.replay_validate(2)
+    >>> plan.status, plan.drift, plan.explanation
+    """
 
     def __init__(self, payload: dict[str, Any]) -> None:
         self.payload = payload
@@ -84,6 +94,7 @@ class ReplayPlan:
 
     @property
     def explanation(self) -> str:
+        """What the outcome means, in words (for a drift: what changed and what cannot be shown)."""
         if self.drift:
             return DRIFT_EXPLANATIONS.get(self.drift, "Unknown drift code.")
         if self.status == "confirmation_required":

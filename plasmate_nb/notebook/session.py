@@ -1,104 +1,143 @@
-"""``Session``: the sync facade. Each method runs the ``AsyncSession`` core on the one
-process-wide background loop, so it works in plain Python and inside Jupyter's running loop.
+"""``Session`` and ``Trace``: the sync facade, derived from ``AsyncSession`` and ``AsyncTrace``.
+
+Nothing here is written twice. For each public member of the async class the facade defines
+its counterpart once, at import:
+
+- a coroutine method becomes a method that runs it on the one process-wide background loop
+  (``run_sync``), so it works in plain Python and inside Jupyter's running loop;
+- a plain method is delegated as is; a property is mirrored;
+- a classmethod constructor runs on that loop too (transports belong to the loop that uses them);
+- an ``AsyncSession`` or ``AsyncTrace`` in a result is wrapped in ``Session`` or ``Trace``.
+
+Each counterpart keeps the async member's name, parameters and docstring (``functools.wraps``);
+its return annotation names the sync class. ``tests/notebook/test_api_surface.py`` checks this.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
-
-import pandas as pd
+import functools
+import inspect
+import re
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from .._loop import run_sync
 from ..client.base import Transport
-from ._session import AsyncSession
-from .cookies import Cookies
-from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
-from .page import Element, Page
-from .replay import ReplayPlan
+from ._session import AsyncSession, AsyncTrace
 
-if TYPE_CHECKING:
-    from .widgets import ReplayPanel, TraceDashboard
+#: Async facade class name -> sync class name, for return annotations.
+_SYNC_NAMES = {"AsyncSession": "Session", "AsyncTrace": "Trace"}
+_ASYNC_NAME = re.compile(r"\b(" + "|".join(_SYNC_NAMES) + r")\b")
 
 
+def _to_sync(value: Any) -> Any:
+    """``value`` with an async facade object replaced by its sync wrapper."""
+    if isinstance(value, AsyncSession):
+        return Session._wrap(value)
+    if isinstance(value, AsyncTrace):
+        return Trace._wrap(value)
+    return value
+
+
+def _sync_annotation(annotation: Any) -> Any:
+    if isinstance(annotation, str):  # postponed annotations (from __future__ import annotations)
+        return _ASYNC_NAME.sub(lambda m: _SYNC_NAMES[m.group(1)], annotation)
+    return annotation
+
+
+def _sync_signature(function: Callable[..., Any]) -> inspect.Signature:
+    signature = inspect.signature(function)
+    return signature.replace(return_annotation=_sync_annotation(signature.return_annotation))
+
+
+def _adopt(wrapper: Callable[..., Any], original: Callable[..., Any], owner: type) -> Callable[..., Any]:
+    """``functools.wraps`` plus the sync owner's names and a sync return annotation."""
+    functools.update_wrapper(wrapper, original)
+    wrapper.__qualname__ = f"{owner.__qualname__}.{original.__name__}"
+    wrapper.__module__ = owner.__module__
+    wrapper.__annotations__ = {k: _sync_annotation(v) for k, v in original.__annotations__.items()}
+    wrapper.__signature__ = _sync_signature(original)  # type: ignore[attr-defined]
+    return wrapper
+
+
+async def _on_loop(result: Any) -> Any:
+    """Await ``result`` if it is awaitable (run on the background loop)."""
+    return await result if inspect.isawaitable(result) else result
+
+
+def _sync_member(owner: type, name: str, member: Any) -> Any:
+    """The sync counterpart of ``member``, a public attribute of an async facade class."""
+    if isinstance(member, property):
+        getter = member.fget
+        assert getter is not None
+
+        def get(self: Any) -> Any:
+            return _to_sync(getter(self._core))
+
+        return property(_adopt(get, getter, owner), doc=member.__doc__)
+    if isinstance(member, classmethod):
+        function = member.__func__
+
+        def construct(cls: type, *args: Any, **kwargs: Any) -> Any:
+            async def build() -> Any:  # built on the loop that will use its transport
+                return await _on_loop(function(cls._ASYNC, *args, **kwargs))
+
+            return _to_sync(run_sync(build()))
+
+        return classmethod(_adopt(construct, function, owner))
+    if inspect.iscoroutinefunction(member):
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            coroutine: Coroutine[Any, Any, Any] = getattr(self._core, name)(*args, **kwargs)
+            return _to_sync(run_sync(coroutine))
+
+        return _adopt(call, member, owner)
+    if inspect.isfunction(member):
+
+        def delegate(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return _to_sync(getattr(self._core, name)(*args, **kwargs))
+
+        return _adopt(delegate, member, owner)
+    raise TypeError(f"{owner.__name__} cannot mirror {name!r} ({type(member).__name__})")
+
+
+def _derive(owner: type) -> type:
+    """Class decorator: give ``owner`` a sync counterpart of every public member of ``owner._ASYNC``."""
+    source: type = owner._ASYNC  # type: ignore[attr-defined]
+    for name, member in vars(source).items():
+        if not name.startswith("_") and name not in vars(owner):
+            setattr(owner, name, _sync_member(owner, name, member))
+    return owner
+
+
+@_derive
 class Session:
-    """One browser session (default: on the embedded engine, started lazily).
+    """One browser session, with plain (blocking) methods: the notebook's main object.
 
-    ``with Session() as s:`` closes the browser session on exit.
+    By default it drives the process-wide embedded engine, started on first use; ``connect``
+    reaches any MCP server speaking the contract and ``attach`` binds to a browser session
+    someone else opened. Every method runs the ``AsyncSession`` core on one background event
+    loop, so it works in scripts and inside Jupyter's running loop. ``with Session() as s:``
+    closes the browser session on exit.
+
+    >>> s = Session()
+    >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+    >>> s.type_text(page.find(label="Email"), "analyst@example.test")
+    >>> s.trace.events()
+    >>> final = s.close()
     """
 
-    def __init__(self, transport: Transport | None = None, *, _core: AsyncSession | None = None) -> None:
-        self._core = _core or AsyncSession(transport)
-        self.trace = Trace(self._core)
+    _ASYNC = AsyncSession
+    _core: AsyncSession
+
+    def __init__(self, transport: Transport | None = None) -> None:
+        self._core = AsyncSession(transport)
 
     @classmethod
-    def connect(
-        cls, url: str | None = None, *, token: str | None = None, command: Sequence[str] | None = None
-    ) -> Session:
-        """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``."""
-
-        async def build() -> AsyncSession:  # transports are built on the loop that will use them
-            return AsyncSession.connect(url, token=token, command=command)
-
-        return cls(_core=run_sync(build()))
-
-    @classmethod
-    def attach(cls, session_id: str, transport: Transport | None = None) -> Session:
-        """A session bound to an existing browser session; leaving ``with`` does not close it."""
-        return cls(_core=run_sync(AsyncSession.attach(session_id, transport)))
-
-    session_id = property(lambda self: self._core.session_id)
-    trace_id = property(lambda self: self._core.trace_id)
-    page = property(lambda self: self._core.page)
-    final_trace = property(lambda self: self._core.final_trace)
-
-    def open(self, url: str, trace: bool = True) -> Page:
-        return run_sync(self._core.open(url, trace))
-
-    def navigate(self, url: str) -> Page:
-        return run_sync(self._core.navigate(url))
-
-    def click(self, element: str | Element) -> Page:
-        return run_sync(self._core.click(element))
-
-    def type_text(self, element: str | Element, text: str, append: bool = False) -> Page:
-        return run_sync(self._core.type_text(element, text, append))
-
-    def select_option(self, element: str | Element, value: str) -> Page:
-        return run_sync(self._core.select_option(element, value))
-
-    def scroll(self, direction: str = "down", pixels: int = 300, element_id: str | Element | None = None) -> Page:
-        return run_sync(self._core.scroll(direction, pixels, element_id))
-
-    def toggle(self, element: str | Element) -> Page:
-        return run_sync(self._core.toggle(element))
-
-    def clear(self, element: str | Element) -> Page:
-        return run_sync(self._core.clear(element))
-
-    def evaluate(self, expression: str) -> Any:
-        return run_sync(self._core.evaluate(expression))
-
-    def cookies(self, url: str | None = None) -> Cookies:
-        return run_sync(self._core.cookies(url))
-
-    def set_cookies(self, cookies: Sequence[dict[str, Any]]) -> int:
-        return run_sync(self._core.set_cookies(cookies))
-
-    def clear_cookies(self, name: str | None = None, domain: str | None = None, url: str | None = None) -> int:
-        return run_sync(self._core.clear_cookies(name, domain, url))
-
-    def close(self) -> TraceExport | FinalTraceOmitted | None:
-        return run_sync(self._core.close())
-
-    def replay_validate(self, sequence: int, confirmed: bool = False) -> ReplayPlan:
-        return run_sync(self._core.replay_validate(sequence, confirmed))
-
-    def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> pd.DataFrame:
-        return run_sync(self._core.replay_validate_all(confirmed, progress))
-
-    def replay_panel(self) -> ReplayPanel:
-        return run_sync(self._core.replay_panel())
+    def _wrap(cls, core: AsyncSession) -> Session:
+        session = cls.__new__(cls)
+        session._core = core
+        return session
 
     def __enter__(self) -> Session:
         return self
@@ -110,28 +149,134 @@ class Session:
         return repr(self._core).replace("AsyncSession", "Session", 1)
 
 
+@_derive
 class Trace:
-    """``session.trace`` (sync): status, export, events table, clear and the live dashboard."""
+    """``session.trace`` of a ``Session``: status, export, events table, clear and the live dashboard.
 
-    def __init__(self, core: AsyncSession) -> None:
-        self._trace = core.trace
+    >>> s.trace.status()
+    >>> s.trace.events()
+    >>> s.trace.dashboard()
+    """
 
-    def status(self) -> TraceStatus:
-        return run_sync(self._trace.status())
+    _ASYNC = AsyncTrace
+    _core: AsyncTrace
 
-    def export(self) -> TraceExport:
-        return run_sync(self._trace.export())
+    def __init__(self, core: AsyncTrace) -> None:
+        self._core = core
 
-    def events(self) -> pd.DataFrame:
-        return run_sync(self._trace.events())
-
-    def clear(self) -> TraceCleared:
-        return run_sync(self._trace.clear())
-
-    def dashboard(self, poll_interval: float | None = None) -> TraceDashboard:
-        return run_sync(self._trace.dashboard(poll_interval))
+    @classmethod
+    def _wrap(cls, core: AsyncTrace) -> Trace:
+        return cls(core)
 
 
 def attach(session_id: str, transport: Transport | None = None) -> Session:
-    """A ``Session`` bound to an existing browser session (e.g. an external agent's)."""
+    """A ``Session`` bound to an existing browser session, e.g. one an external agent opened.
+
+    Same as ``Session.attach``: trace tables, dashboard and replay checks of that session;
+    leaving ``with`` does not close it. The default transport is the embedded engine, the one
+    ``pnb.serve()`` shares with agents.
+
+    >>> watch = attach(session_id)
+    >>> watch.trace.dashboard()
+    """
     return Session.attach(session_id, transport)
+
+
+# -- the typing stub: the same derivation, written out for static tools --------------------------
+
+#: Where each name an annotation may use is imported from, in the stub.
+_STUB_IMPORTS = {
+    "Callable": "collections.abc",
+    "Sequence": "collections.abc",
+    "Any": "typing",
+    "pd": "pandas",
+    "Transport": "..client.base",
+    "AsyncSession": "._session",
+    "AsyncTrace": "._session",
+    "TraceListener": "._session",
+    "Cookies": ".cookies",
+    "FinalTraceOmitted": ".export",
+    "TraceCleared": ".export",
+    "TraceExport": ".export",
+    "TraceStatus": ".export",
+    "Element": ".page",
+    "Page": ".page",
+    "ReplayPlan": ".replay",
+    "ReplayPanel": ".widgets",
+    "TraceDashboard": ".widgets",
+}
+_STUB_DUNDERS = ("__init__", "__enter__", "__exit__")
+
+
+def _stub_doc(doc: str | None, indent: str) -> list[str]:
+    if not doc:
+        return []
+    text = inspect.cleandoc(doc)
+    assert '"""' not in text and "\\" not in text, "a docstring the stub cannot quote"
+    lines = text.splitlines()
+    if len(lines) == 1:
+        return [f'{indent}"""{lines[0]}"""']
+    return [f'{indent}"""{lines[0]}', *[f"{indent}{line}".rstrip() for line in lines[1:]], f'{indent}"""']
+
+
+def _stub_def(name: str, function: Callable[..., Any], indent: str, doc: str | None) -> list[str]:
+    signature = inspect.signature(function)
+    parts: list[str] = []
+    star = False
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.KEYWORD_ONLY and not star:
+            parts.append("*")
+        star = star or parameter.kind in (parameter.KEYWORD_ONLY, parameter.VAR_POSITIONAL)
+        prefix = {parameter.VAR_POSITIONAL: "*", parameter.VAR_KEYWORD: "**"}.get(parameter.kind, "")
+        text = prefix + parameter.name
+        if parameter.annotation is not parameter.empty:
+            text += f": {parameter.annotation}"
+        if parameter.default is not parameter.empty:
+            text += " = ..."
+        parts.append(text)
+    returns = "" if signature.return_annotation is signature.empty else f" -> {signature.return_annotation}"
+    head = f"{indent}def {name}({', '.join(parts)}){returns}:"
+    body = _stub_doc(doc, indent + "    ")
+    return [head, *body] if body else [head[:-1] + ": ..."]
+
+
+def _stub_class(cls: type) -> list[str]:
+    lines = [f"class {cls.__name__}:", *_stub_doc(cls.__doc__, "    ")]
+    for name, member in vars(cls).items():
+        if name.startswith("_") and name not in _STUB_DUNDERS:
+            continue
+        if isinstance(member, property):
+            assert member.fget is not None
+            lines += ["    @property", *_stub_def(name, member.fget, "    ", member.__doc__)]
+        elif isinstance(member, classmethod):
+            lines += ["    @classmethod", *_stub_def(name, member.__func__, "    ", member.__doc__)]
+        else:
+            lines += _stub_def(name, member, "    ", member.__doc__ if not name.startswith("_") else None)
+    return lines
+
+
+def _render_stub() -> str:
+    """The text of ``session.pyi``: Session, Trace and attach as derived here, for type checkers."""
+    body = [*_stub_class(Session), "", *_stub_class(Trace), "", *_stub_def("attach", attach, "", attach.__doc__)]
+    signatures = "\n".join(line for line in body if line.lstrip().startswith("def "))
+    used = set(re.findall(r"\w+", signatures))
+    modules: dict[str, list[str]] = {}
+    for name, module in _STUB_IMPORTS.items():
+        if name in used:
+            modules.setdefault(module, []).append(name)
+    stdlib = [f"from {m} import {', '.join(sorted(n))}" for m, n in sorted(modules.items()) if m in ("collections.abc", "typing")]
+    third = ["import pandas as pd"] if "pandas" in modules else []
+    local = [f"from {m} import {', '.join(sorted(n))}" for m, n in modules.items() if m.startswith(".")]
+    header = [
+        "# Generated from AsyncSession / AsyncTrace by `python -m plasmate_nb.notebook.session`; do not edit.",
+        "# tests/notebook/test_api_surface.py checks that it matches the runtime facade.",
+        "",
+    ]
+    imports = [*stdlib, *([""] if stdlib else []), *third, *([""] if third else []), *local]
+    return "\n".join([*header, *imports, "", *body]) + "\n"
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    Path(__file__).with_suffix(".pyi").write_text(_render_stub(), encoding="utf-8")

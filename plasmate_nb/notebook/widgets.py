@@ -1,13 +1,15 @@
 """Live ipywidgets views of one session's trace: ``TraceDashboard`` and ``ReplayPanel``.
 
 Both are fed by the tool contract only (trace_status, trace_export, replay_validate), so
-they never show anything an export does not contain. They refresh:
-- after every trace-changing call made through their session (awaited before that call
-  returns, so the view is current when the cell finishes);
-- after calls by other clients of the same engine (``transport.subscribe``; the callback
-  may fire on any thread or loop, so it only schedules a refresh on the session's loop);
+they never show anything an export does not contain. They use only the session's public API
+and refresh:
+- on every ``session.subscribe`` notification: after each trace-changing call made through
+  their session (awaited before that call returns, so the view is current when the cell
+  finishes) and after other clients' calls that the transport hears (bursts coalesced);
 - every ``poll_interval`` seconds, for transports that cannot notify (remote servers).
 Outside a widget frontend they display as HTML / text snapshots.
+
+Build them with ``s.trace.dashboard()`` and ``s.replay_panel()``.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import ipywidgets as w
 import pandas as pd
 
 from ..client.base import ToolError
 from ._html import box, cell, gauge, table
-from ._session import TRACE_CHANGING_TOOLS
 from ._tables import events_frame
-from .export import MAX_BYTES, MAX_EVENTS, TraceExport
+from .export import MAX_BYTES, MAX_EVENTS, FinalTraceOmitted, TraceExport, TraceStatus
 from .replay import ReplayPlan
 
 DASHBOARD_COLUMNS = (
@@ -32,14 +34,40 @@ DASHBOARD_COLUMNS = (
     "state_changed", "url_changed", "redacted_fields", "redacted_bytes",
 )  # fmt: skip
 
-if TYPE_CHECKING:
-    from ._session import AsyncSession
+
+class _TraceTools(Protocol):
+    async def status(self) -> TraceStatus: ...
+
+    async def export(self) -> TraceExport: ...
+
+
+class _LiveSession(Protocol):
+    """What a live view uses of its session: ``AsyncSession``'s public API, nothing else.
+
+    (A protocol rather than an import keeps ``_session`` -> ``widgets`` the only direction.)
+    """
+
+    @property
+    def session_id(self) -> str | None: ...
+
+    @property
+    def trace_id(self) -> str | None: ...
+
+    @property
+    def final_trace(self) -> TraceExport | FinalTraceOmitted | None: ...
+
+    @property
+    def trace(self) -> _TraceTools: ...
+
+    def subscribe(self, callback: Callable[[str], Any]) -> Callable[[], None]: ...
+
+    async def replay_validate(self, sequence: int, confirmed: bool = False) -> ReplayPlan: ...
 
 
 class _LiveView:
-    """Refresh plumbing shared by the widgets: hooks, subscription, polling, ordering."""
+    """Refresh plumbing shared by the widgets: subscription, polling, ordering."""
 
-    def __init__(self, session: AsyncSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None) -> None:
+    def __init__(self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None) -> None:
         self._session = session
         self._loop = loop
         self._session_id = session.session_id
@@ -48,9 +76,7 @@ class _LiveView:
         self._scheduled: asyncio.Task[None] | None = None
         self._rerun = False
         self._stopped = False
-        session._hooks.append(self._after_own_call)
-        transport = session._transport
-        self._unsubscribe = transport.subscribe(self._after_engine_call) if transport is not None else None
+        self._unsubscribe: Callable[[], None] | None = session.subscribe(self._trace_changed)
         self._poller = asyncio.run_coroutine_threadsafe(self._poll(poll_interval), loop) if poll_interval else None
 
     async def _fetch(self) -> Any:
@@ -63,7 +89,10 @@ class _LiveView:
         raise NotImplementedError
 
     async def arefresh(self) -> None:
-        """Fetch and show the current state (runs on the session's loop)."""
+        """Fetch and show the current state; a coroutine for the session's event loop.
+
+        >>> await dashboard.arefresh()      # from code running on that loop
+        """
         if self._stopped:
             return
         self._requested += 1
@@ -80,29 +109,28 @@ class _LiveView:
             self._apply(result)
 
     def refresh(self) -> concurrent.futures.Future[None]:
-        """Schedule a refresh from any thread; the future completes when it is shown."""
+        """Schedule a refresh from any thread; the returned future completes once it is shown.
+
+        >>> dashboard.refresh().result(timeout=30)
+        """
         return asyncio.run_coroutine_threadsafe(self.arefresh(), self._loop)
 
-    async def _after_own_call(self, tool: str) -> None:
-        if tool == "close_page":
-            self._session_closed()
+    async def _trace_changed(self, tool: str) -> None:
+        # session.subscribe: runs on the session's loop; awaited for the session's own calls.
+        if self._stopped:
+            return
+        if tool == "close_page" and self._session.session_id != self._session_id:
+            self._session_closed()  # closed through this session: its final trace is known
+            return
+        if self._scheduled is None or self._scheduled.done():
+            self._scheduled = asyncio.ensure_future(self._refresh_until_quiet())
         else:
-            await self.arefresh()
+            self._rerun = True  # coalesce bursts of calls into one more refresh
+        await asyncio.shield(self._scheduled)
 
     def _session_closed(self) -> None:
         self._closed("browser session closed")
         self.stop()
-
-    def _after_engine_call(self, session_id: str | None, tool: str) -> None:
-        # Any thread, any loop: only hand over to the session's loop.
-        if session_id == self._session_id and tool in TRACE_CHANGING_TOOLS and not self._stopped:
-            self._loop.call_soon_threadsafe(self._schedule)
-
-    def _schedule(self) -> None:
-        if self._scheduled is not None and not self._scheduled.done():
-            self._rerun = True  # coalesce bursts of calls into one more refresh
-            return
-        self._scheduled = self._loop.create_task(self._refresh_until_quiet())
 
     async def _refresh_until_quiet(self) -> None:
         self._rerun = True
@@ -116,10 +144,11 @@ class _LiveView:
             await self.arefresh()
 
     def stop(self) -> None:
-        """Stop live updates (the widgets keep their last state)."""
+        """Stop live updates; the widgets keep showing their last state.
+
+        >>> dashboard.stop()
+        """
         self._stopped = True
-        if self._after_own_call in self._session._hooks:
-            self._session._hooks.remove(self._after_own_call)
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -142,12 +171,16 @@ def _events_html(events: list[dict[str, Any]]) -> str:
 
 
 class TraceDashboard(_LiveView):
-    """Counters, bound gauges, redaction panel and events table of one trace, live.
+    """Counters, bound gauges, redaction panel and events table of one trace, kept live.
 
-    ``widget`` is the ipywidgets tree; ``get_state()`` gives each part's widget state.
+    Build it with ``s.trace.dashboard()``. ``widget`` is the ipywidgets tree and ``export``
+    the last export shown; ``get_state()`` gives each part's widget state.
+
+    >>> dashboard = s.trace.dashboard()
+    >>> dashboard.get_state()["events_gauge"]["value"]
     """
 
-    def __init__(self, session: AsyncSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None) -> None:
+    def __init__(self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None) -> None:
         self.export: TraceExport | None = None
         self.header = w.HTML()
         self.events_gauge = w.IntProgress(value=0, min=0, max=MAX_EVENTS, description="events")
@@ -214,6 +247,10 @@ class TraceDashboard(_LiveView):
         return f"<b>plasmate.trace.v1</b> · trace_id <code>{cell(trace_id)}</code> · <i>{cell(self._state_note)}</i>"
 
     def get_state(self) -> dict[str, dict[str, Any]]:
+        """The ipywidgets state of each part, by name (plain, JSON-serialisable dicts).
+
+        >>> dashboard.get_state()["next_sequence"]["value"]
+        """
         parts = {
             "header": self.header,
             "events_gauge": self.events_gauge,
@@ -227,7 +264,10 @@ class TraceDashboard(_LiveView):
         return {name: widget.get_state() for name, widget in parts.items()}
 
     def snapshot_html(self) -> str:
-        """The dashboard's current content as static HTML (for frontends without widgets)."""
+        """The dashboard's current content as static HTML, for frontends without widgets.
+
+        >>> html = dashboard.snapshot_html()
+        """
         if self.export is None:
             return box("Trace dashboard", f"<div>{cell(self._state_note)}</div>")
         p = self.export.payload
@@ -285,9 +325,15 @@ def _bundle(widget: w.Widget, html: str, text: str) -> dict[str, Any]:
 
 
 class ReplayPanel(_LiveView):
-    """Pick a retained event, then Validate or Confirm; shows the ``ReplayPlan``. Never executes."""
+    """Pick a retained event, then Validate or Confirm; shows the ``ReplayPlan``. Never executes.
 
-    def __init__(self, session: AsyncSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None) -> None:
+    Build it with ``s.replay_panel()``; its event list follows the session's trace.
+
+    >>> panel = s.replay_panel()
+    >>> panel.validate(2).result().status
+    """
+
+    def __init__(self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None) -> None:
         self.plan: ReplayPlan | None = None
         self.events = w.Dropdown(options=[], description="event")
         self.validate_button = w.Button(description="Validate", tooltip="replay_validate(confirmed=False)")
@@ -318,7 +364,10 @@ class ReplayPanel(_LiveView):
         self.validate_button.disabled = self.confirm_button.disabled = True
 
     def validate(self, sequence: int | None = None, confirmed: bool = False) -> concurrent.futures.Future[ReplayPlan]:
-        """Validate ``sequence`` (default: the selected event); the future yields the plan."""
+        """Validate ``sequence`` (default: the selected event) from any thread; the future yields the plan.
+
+        >>> plan = panel.validate(2, confirmed=True).result(timeout=30)
+        """
         return asyncio.run_coroutine_threadsafe(self._validate(sequence, confirmed), self._loop)
 
     async def _validate(self, sequence: int | None, confirmed: bool) -> ReplayPlan:
@@ -330,6 +379,10 @@ class ReplayPanel(_LiveView):
         return self.plan
 
     def get_state(self) -> dict[str, dict[str, Any]]:
+        """The ipywidgets state of each part (events, validate, confirm, output), by name.
+
+        >>> panel.get_state()["events"]["_options_labels"]
+        """
         parts = {"events": self.events, "validate": self.validate_button, "confirm": self.confirm_button, "output": self.output}
         return {name: widget.get_state() for name, widget in parts.items()}
 

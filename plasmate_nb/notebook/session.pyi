@@ -1,0 +1,246 @@
+# Generated from AsyncSession / AsyncTrace by `python -m plasmate_nb.notebook.session`; do not edit.
+# tests/notebook/test_api_surface.py checks that it matches the runtime facade.
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from ..client.base import Transport
+from ._session import AsyncTrace, TraceListener
+from .cookies import Cookies
+from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
+from .page import Element, Page
+from .replay import ReplayPlan
+from .widgets import ReplayPanel, TraceDashboard
+
+class Session:
+    """One browser session, with plain (blocking) methods: the notebook's main object.
+
+    By default it drives the process-wide embedded engine, started on first use; ``connect``
+    reaches any MCP server speaking the contract and ``attach`` binds to a browser session
+    someone else opened. Every method runs the ``AsyncSession`` core on one background event
+    loop, so it works in scripts and inside Jupyter's running loop. ``with Session() as s:``
+    closes the browser session on exit.
+
+    >>> s = Session()
+    >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+    >>> s.type_text(page.find(label="Email"), "analyst@example.test")
+    >>> s.trace.events()
+    >>> final = s.close()
+    """
+    def __init__(self, transport: Transport | None = ...) -> None: ...
+    def __enter__(self) -> Session: ...
+    def __exit__(self, *exc_info: object) -> None: ...
+    @property
+    def session_id(self) -> str | None:
+        """The open browser session's id; None before ``open`` and after ``close``.
+
+        >>> s.session_id      # e.g. 's_3f2a…'; give it to ``attach`` in another notebook
+        """
+    @property
+    def trace_id(self) -> str | None:
+        """The open browser session's trace id (stable for its whole life, even across clears)."""
+    @property
+    def page(self) -> Page | None:
+        """The page the last action left behind; None before the first ``open``."""
+    @property
+    def final_trace(self) -> TraceExport | FinalTraceOmitted | None:
+        """What the last ``close()`` returned: the final export, an omitted marker, or None."""
+    @property
+    def trace(self) -> Trace:
+        """The trace tools of this session: ``status``, ``export``, ``events``, ``clear``, ``dashboard``.
+
+        >>> s.trace.events()  # one typed row per retained event
+        """
+    @classmethod
+    def connect(cls, url: str | None = ..., *, token: str | None = ..., command: Sequence[str] | None = ...) -> Session:
+        """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``.
+
+        Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing
+        connects until the first call; closing the session closes the connection.
+
+        >>> s = Session.connect("http://127.0.0.1:9272/mcp", token="...")
+        >>> s = Session.connect(command=["plasmate-nb", "serve"])
+        """
+    @classmethod
+    def attach(cls, session_id: str, transport: Transport | None = ...) -> Session:
+        """A session bound to an existing browser session, e.g. one an external agent opened.
+
+        Its trace tools, replay checks and dashboard work as on a session you opened. Leaving
+        its ``with`` block does not close the browser session; ``close()`` does.
+
+        >>> watch = Session.attach(session_id)     # default: the embedded engine
+        >>> watch.trace.dashboard()
+        """
+    def transport(self) -> Transport:
+        """The ``Transport`` this session calls, creating the embedded engine's on first use.
+
+        >>> s.transport()   # e.g. LoopBoundTransport(InProcessTransport())
+        """
+    def subscribe(self, callback: TraceListener) -> Callable[[], None]:
+        """Call ``callback(tool)`` after each tool call that may have changed this session's trace.
+
+        Calls made through this session are announced before they return (an awaitable
+        result is awaited), so what ``callback`` refreshes is current when the call is. Calls
+        other clients make on the same browser session (an agent using the embedded server)
+        are announced shortly after, when the transport hears them: the embedded engine does,
+        a remote MCP server does not (poll instead). ``callback`` runs on this session's event
+        loop (for ``Session``: its background loop), may be called more than once for one
+        change, and must not block. Returns the function that unsubscribes.
+
+        >>> unsubscribe = s.subscribe(lambda tool: print("trace changed by", tool))
+        >>> unsubscribe()
+        """
+    def open(self, url: str, trace: bool = ...) -> Page:
+        """Open ``url`` in a new browser session and return its page (traced unless ``trace=False``).
+
+        Tracing is chosen here, once: it cannot be turned on later. One browser session per
+        ``Session``; ``close()`` it before opening another.
+
+        >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+        """
+    def navigate(self, url: str) -> Page:
+        """Navigate the open page to ``url`` and return the new page.
+
+        >>> s.navigate("http://127.0.0.1:8765/details.html").title
+        """
+    def click(self, element: str | Element) -> Page:
+        """Click ``element`` (an ``Element`` from ``page.find`` or its SOM id) and return the page after.
+
+        >>> s.click(page.find(role="button", text="Sign in"))
+        """
+    def type_text(self, element: str | Element, text: str, append: bool = ...) -> Page:
+        """Type ``text`` into an input (replacing its value unless ``append=True``); returns the page.
+
+        The trace keeps only the text's UTF-8 byte length, never the text.
+
+        >>> s.type_text(page.find(label="Email"), "analyst@example.test")
+        """
+    def select_option(self, element: str | Element, value: str) -> Page:
+        """Select the option ``value`` (its value or visible text) of a select; returns the page.
+
+        >>> s.select_option(page.find(label="Plan"), "Team")
+        """
+    def scroll(self, direction: str = ..., pixels: int = ..., element_id: str | Element | None = ...) -> Page:
+        """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
+
+        >>> s.scroll("down", 600)
+        >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
+        """
+    def toggle(self, element: str | Element) -> Page:
+        """Toggle a checkbox, radio button or switch; returns the page.
+
+        >>> s.toggle(page.find(role="checkbox", label="Remember me"))
+        """
+    def clear(self, element: str | Element) -> Page:
+        """Empty an input's value; returns the page.
+
+        >>> s.clear(page.find(label="Email"))
+        """
+    def evaluate(self, expression: str) -> Any:
+        """Run a JavaScript expression in the page and return its JSON-serialised result.
+
+        The trace records that an evaluation happened, never the expression or its result.
+
+        >>> s.evaluate("document.title")
+        'Sign in'
+        """
+    def cookies(self, url: str | None = ...) -> Cookies:
+        """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.
+
+        >>> jar = s.cookies()
+        >>> jar[0]["name"]        # readable by indexing, never displayed
+        """
+    def set_cookies(self, cookies: Sequence[dict[str, Any]]) -> int:
+        """Add cookies (dicts with ``name``, ``value`` and ``domain`` or ``url``); returns how many were set.
+
+        >>> s.set_cookies([{"name": "sid", "value": "...", "domain": "127.0.0.1"}])
+        1
+        """
+    def clear_cookies(self, name: str | None = ..., domain: str | None = ..., url: str | None = ...) -> int:
+        """Remove cookies (all, or those matching every filter given); returns how many were removed.
+
+        >>> s.clear_cookies(name="sid")
+        1
+        """
+    def close(self) -> TraceExport | FinalTraceOmitted | None:
+        """Close the browser session and return its final trace (None when it was untraced).
+
+        The final trace is a ``TraceExport`` ending with the ``close_page`` event, or a
+        ``FinalTraceOmitted`` marker when it exceeded the server's response ceiling.
+
+        >>> final = s.close()
+        >>> final.to_json("trace.json")
+        """
+    def replay_validate(self, sequence: int, confirmed: bool = ...) -> ReplayPlan:
+        """Check whether retained event ``sequence`` could be replayed exactly now; never executes it.
+
+        The checks run in the contract's order and the first failure names the drift.
+        ``sequence`` may be any integer type (e.g. a numpy integer from a DataFrame column).
+
+        >>> plan = s.replay_validate(2)
+        >>> plan.status, plan.drift          # e.g. ('refused', 'state_drift')
+        >>> s.replay_validate(2, confirmed=True)
+        """
+    def replay_validate_all(self, confirmed: bool = ..., progress: bool = ...) -> pd.DataFrame:
+        """Validate every retained event; a table of sequence, action, status, drift and message.
+
+        >>> table = s.replay_validate_all(progress=False)
+        >>> table.value_counts(["status", "drift"])
+        """
+    def replay_panel(self) -> ReplayPanel:
+        """A widget to pick a retained event and validate or confirm its replay (never executes).
+
+        >>> s.replay_panel()      # the last expression of a cell: shows the widget
+        """
+
+class Trace:
+    """``session.trace`` of a ``Session``: status, export, events table, clear and the live dashboard.
+
+    >>> s.trace.status()
+    >>> s.trace.events()
+    >>> s.trace.dashboard()
+    """
+    def __init__(self, core: AsyncTrace) -> None: ...
+    def status(self) -> TraceStatus:
+        """The trace's mode, id, counters and bounds (``trace_status``).
+
+        >>> st = s.trace.status()
+        >>> st.retained_events, st.max_events, st.evicted_events
+        """
+    def export(self) -> TraceExport:
+        """A bounded export of the retained events (``trace_export``); nothing is written to disk.
+
+        >>> s.trace.export().to_json("trace.json")
+        """
+    def events(self) -> pd.DataFrame:
+        """The retained events as a typed pandas table, one row per event.
+
+        >>> s.trace.events()[["sequence", "action", "outcome", "redacted_bytes"]]
+        """
+    def clear(self) -> TraceCleared:
+        """Drop every retained event; sequence numbers continue and ``cleared_events`` counts them.
+
+        >>> s.trace.clear().cleared_events
+        """
+    def dashboard(self, poll_interval: float | None = ...) -> TraceDashboard:
+        """A live ipywidgets dashboard of this trace: gauges, counters, redaction panel, events.
+
+        It follows every change to the trace, whoever makes it. Over a transport that cannot
+        hear other clients' calls (a remote server) it polls every ``REMOTE_POLL_SECONDS``
+        seconds unless ``poll_interval`` says otherwise.
+
+        >>> s.trace.dashboard()   # the last expression of a cell: shows the widget
+        """
+
+def attach(session_id: str, transport: Transport | None = ...) -> Session:
+    """A ``Session`` bound to an existing browser session, e.g. one an external agent opened.
+
+    Same as ``Session.attach``: trace tables, dashboard and replay checks of that session;
+    leaving ``with`` does not close it. The default transport is the embedded engine, the one
+    ``pnb.serve()`` shares with agents.
+
+    >>> watch = attach(session_id)
+    >>> watch.trace.dashboard()
+    """
