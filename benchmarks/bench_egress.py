@@ -49,7 +49,11 @@ class _Site(http.server.BaseHTTPRequestHandler):
             n = int(parse_qs(parts.query).get("sub", ["0"])[0])
             links = "".join(f'<link rel="stylesheet" href="/s{i}.css">' for i in range(n // 2))
             images = "".join(f'<img alt="" src="/i{i}.png">' for i in range(n - n // 2))
-            body = large_page(ELEMENTS).replace("</head>", links + "</head>").replace("<main>", "<main>" + images)
+            body = (
+                large_page(ELEMENTS)
+                .replace("</head>", links + "</head>")
+                .replace("<main>", "<main>" + images)
+            )
             self._send(body.encode(), "text/html; charset=utf-8")
         elif parts.path.endswith(".css"):
             self._send(b"section { margin: 0 }" * 50, "text/css")
@@ -85,8 +89,9 @@ async def main() -> None:
     executable = find_chromium().executable
     async with async_playwright() as playwright:
         direct = await playwright.chromium.launch(executable_path=executable, args=list(LAUNCH_ARGS))
-        gated = await playwright.chromium.launch(executable_path=executable, args=[*LAUNCH_ARGS, *chromium_args()],
-                                                 proxy={"server": gate.server})
+        gated = await playwright.chromium.launch(
+            executable_path=executable, args=[*LAUNCH_ARGS, *chromium_args()], proxy={"server": gate.server}
+        )
         browsers = {"direct": direct, "through the gate": gated}
         samples: dict[str, list[float]] = {name: [] for name in browsers}
         for browser in browsers.values():
@@ -98,13 +103,19 @@ async def main() -> None:
             await browser.close()
     await gate.aclose()
     site.shutdown()
-    rows = [{"path": name, "p50_ms": median_ms(s), "p90_ms": percentile_ms(s, 0.9)} for name, s in samples.items()]
+    rows = [
+        {"path": name, "p50_ms": median_ms(s), "p90_ms": percentile_ms(s, 0.9)} for name, s in samples.items()
+    ]
     ratio = median_ms(samples["through the gate"]) / median_ms(samples["direct"])
-    report("egress", rows, {
-        "page": f"{ELEMENTS} elements + {SUBRESOURCES} subresources, fresh context per load, {ROUNDS} rounds",
-        "gate / direct (p50)": f"{ratio:.2f}x (target <= 1.10x)",
-        "refusals": len(gate.refusals()),
-    })
+    report(
+        "egress",
+        rows,
+        {
+            "page": f"{ELEMENTS} elements + {SUBRESOURCES} subresources, fresh context per load, {ROUNDS} rounds",
+            "gate / direct (p50)": f"{ratio:.2f}x (target <= 1.10x)",
+            "refusals": len(gate.refusals()),
+        },
+    )
 
 
 if __name__ == "__main__":

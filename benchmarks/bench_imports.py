@@ -32,7 +32,15 @@ def _write_traces(folder: Path) -> Path:
         log = TraceLog(True)
         closed = log.closed_state()
         for pixels in range(scrolls):
-            log.record("scroll", {"direction": "down", "pixels": pixels, "targeted": False}, None, closed, closed, None, 1)
+            log.record(
+                "scroll",
+                {"direction": "down", "pixels": pixels, "targeted": False},
+                None,
+                closed,
+                closed,
+                None,
+                1,
+            )
         (folder / f"{name}.json").write_text(json.dumps(log.export(f"s_{name}")), encoding="utf-8")
     return folder / "a.json"
 
@@ -40,7 +48,9 @@ def _write_traces(folder: Path) -> Path:
 def _importtime(code: str) -> tuple[dict[str, tuple[int, int]], list[str]]:
     """``{module: (self_us, cumulative_us)}`` and the heavy modules loaded, for ``code``."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r})))"
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", probe], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", probe], capture_output=True, text=True, check=True
+    )
     times: dict[str, tuple[int, int]] = {}
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:

@@ -82,7 +82,9 @@ async def measure(page, base: str, size: int) -> dict:
     await som_once()  # warm both paths before timing
     som_ms = median_ms(await time_async(som_once, repeat))
     walk_ms = median_ms(await time_async(lambda: page.evaluate(BARE_WALK), repeat))
-    aria_ms = median_ms(await time_async(lambda: page.locator("body").aria_snapshot(timeout=120_000), max(3, repeat // 2)))
+    aria_ms = median_ms(
+        await time_async(lambda: page.locator("body").aria_snapshot(timeout=120_000), max(3, repeat // 2))
+    )
     return {
         "elements": size,
         "som_ms": som_ms,

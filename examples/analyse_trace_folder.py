@@ -28,14 +28,19 @@ def record(site: pnb.DemoSite, path: str, steps: int) -> pnb.TraceExport:
 
 def main() -> int:
     with pnb.DemoSite() as site, tempfile.TemporaryDirectory(prefix="plasmate-traces-") as folder:
-        exports = [record(site, "/login.html", 2), record(site, "/details.html", 4), record(site, "/drift.html", 1)]
+        exports = [
+            record(site, "/login.html", 2),
+            record(site, "/details.html", 4),
+            record(site, "/drift.html", 1),
+        ]
         for number, export in enumerate(exports, 1):
             export.to_json(Path(folder) / f"trace-{number}.json")
         print(f"wrote {len(exports)} traces to a temporary folder")
 
         table = pnb.load_traces(folder)
         per_trace = table.groupby("trace_id").agg(
-            events=("sequence", "size"), actions=("action", "nunique"),
+            events=("sequence", "size"),
+            actions=("action", "nunique"),
             errors=("outcome", lambda column: int((column == "error").sum())),
             total_ms=("duration_ms", "sum"),
         )

@@ -48,7 +48,7 @@ def start_server(token: str) -> tuple[subprocess.Popen[str], str]:
             server.kill()
             raise RuntimeError("the MCP server did not print its endpoint in time") from None
         if line.startswith(ENDPOINT_PREFIX):
-            return server, line[len(ENDPOINT_PREFIX):].strip()
+            return server, line[len(ENDPOINT_PREFIX) :].strip()
 
 
 def main() -> int:

@@ -26,12 +26,16 @@ def main() -> int:
             session.toggle(page.find(role="checkbox"))
             session.scroll("down", 0)
             status = session.trace.status()
-            print(f"trace: {status.retained_events} events, {status.retained_bytes} bytes, "
-                  f"next_sequence {status.next_sequence}")
+            print(
+                f"trace: {status.retained_events} events, {status.retained_bytes} bytes, "
+                f"next_sequence {status.next_sequence}"
+            )
             plan = session.replay_validate(4)
             print(f"replay_validate(4): {plan.status} ({plan.drift or 'no drift'})")
             final = session.close()
-        print(f"final trace over stdio: {final.retained_events} events, last {final.events()['action'].iloc[-1]}")
+        print(
+            f"final trace over stdio: {final.retained_events} events, last {final.events()['action'].iloc[-1]}"
+        )
     ok = status.next_sequence == 5 and plan.status == "confirmation_required" and final.retained_events == 5
     print("OK" if ok else "FAILED")
     return 0 if ok else 1

@@ -30,14 +30,18 @@ def main() -> int:
         leaked = password in text or "script@example.test" in text
         events = export.events()
         print(f"recorded {len(events)} events; typed values in the export: {'yes' if leaked else 'none'}")
-        print(events[["sequence", "action", "outcome", "target_role", "redacted_bytes"]].to_string(index=False))
+        print(
+            events[["sequence", "action", "outcome", "target_role", "redacted_bytes"]].to_string(index=False)
+        )
 
         plans = session.replay_validate_all(progress=False)
         print("\nreplay validation (nothing is executed):")
         print(plans[["sequence", "action", "status", "drift"]].to_string(index=False))
         final = session.close()
-        print(f"\nfinal trace: {final.retained_events} events, next_sequence {final.next_sequence}, "
-              f"last action {final.events()['action'].iloc[-1]}")
+        print(
+            f"\nfinal trace: {final.retained_events} events, next_sequence {final.next_sequence}, "
+            f"last action {final.events()['action'].iloc[-1]}"
+        )
     ok = not leaked and plans["status"].iloc[-1] == "confirmation_required"
     print("OK" if ok else "FAILED")
     return 0 if ok else 1

@@ -40,7 +40,9 @@ def background_loop() -> asyncio.AbstractEventLoop:
         return _loop
 
 
-def spawn(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop | None = None) -> concurrent.futures.Future[T]:
+def spawn(
+    coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop | None = None
+) -> concurrent.futures.Future[T]:
     """Schedule ``coro`` on ``loop`` (default: the background loop) from any thread."""
     return asyncio.run_coroutine_threadsafe(coro, loop or background_loop())
 
@@ -51,5 +53,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     if threading.current_thread() is _thread:
         coro.close()
         # Blocking here would wait on ourselves forever.
-        raise RuntimeError("a sync Session method was called on the plasmate_nb loop thread; use AsyncSession there")
+        raise RuntimeError(
+            "a sync Session method was called on the plasmate_nb loop thread; use AsyncSession there"
+        )
     return spawn(coro, loop).result()

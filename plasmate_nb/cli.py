@@ -38,14 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plasmate-nb",
         description="Inspect, teach and validate plasmate.trace.v1 browser sessions: run the MCP server, "
-                    "the demo, or find the browser the engine would use.",
+        "the demo, or find the browser the engine would use.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("find-browser", help="print the Chromium the engine would use").set_defaults(
         run=_find_browser
     )
-    commands.add_parser("demo", help="run the end-to-end demo on the bundled demo site").set_defaults(run=_demo)
+    commands.add_parser("demo", help="run the end-to-end demo on the bundled demo site").set_defaults(
+        run=_demo
+    )
 
     from plasmate_nb.server.options import add_serve_arguments
 

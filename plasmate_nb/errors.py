@@ -200,7 +200,9 @@ URL_HAS_NO_HOST = ErrorText("the URL has no host", OPERATION)
 
 
 def scheme_not_allowed(scheme: str) -> ErrorText:
-    return ErrorText(f"outbound URL scheme '{scheme}' is not allowed; only http and https are permitted", OPERATION)
+    return ErrorText(
+        f"outbound URL scheme '{scheme}' is not allowed; only http and https are permitted", OPERATION
+    )
 
 
 def host_unresolvable(host: str) -> ErrorText:
@@ -252,7 +254,6 @@ def invalid_field_type(path: str, expected: str) -> ErrorText:
     return ErrorText(f"{INVALID_ARGUMENTS}invalid type for `{path}`: expected {expected}", INVALID_INPUT)
 
 
-
 # ----- the stateless page tools (docs/contract.md#stateless-page-tools) ---------------------------
 # Reasons of the standard fetch, inside ``Failed to fetch …`` or a report's failure entry.
 
@@ -278,7 +279,9 @@ def failed_to_fetch_page(reason: str) -> ErrorText:
 
 
 VISUAL_MODE_INVALID = ErrorText("visual_mode must be one of: never, auto, always", OPERATION)
-INSPECTION_LIMITS_EXCEEDED = ErrorText("Inspection dimensions, timeout, URL, or selector exceed limits", TIMEOUT)
+INSPECTION_LIMITS_EXCEEDED = ErrorText(
+    "Inspection dimensions, timeout, URL, or selector exceed limits", TIMEOUT
+)
 INSPECTION_TOO_LARGE = ErrorText(
     "Failed to serialize inspection: inspection envelope cannot fit its safety bound", OPERATION
 )
@@ -300,7 +303,9 @@ def crawl_policy_failed(reason: str) -> ErrorText:
 
 
 PRODUCT_TOKEN_LENGTH = ErrorText("product token must contain 1 to 64 bytes", OPERATION)
-PRODUCT_TOKEN_CHARACTERS = ErrorText("product token may contain only ASCII letters, hyphen, and underscore", OPERATION)
+PRODUCT_TOKEN_CHARACTERS = ErrorText(
+    "product token may contain only ASCII letters, hyphen, and underscore", OPERATION
+)
 TARGET_URL_TOO_LONG = ErrorText("target URL exceeds 4096 bytes", OPERATION)
 TARGET_URL_SCHEME = ErrorText("target URL must use http or https", OPERATION)
 TARGET_URL_HOST = ErrorText("target URL must have a host and must not contain credentials", OPERATION)

@@ -29,7 +29,6 @@ class Caller:
         return await self.ok("trace_export", session_id=session_id)
 
 
-
 def element_id(payload: dict[str, Any], role: str, name: str) -> str:
     """The id of the one element of ``role`` whose label or text is ``name``."""
     found = [

@@ -9,7 +9,9 @@ from plasmate_nb.demo import DEMO_EMAIL, DEMO_PASSWORD
 
 
 def test_demo_runs_end_to_end_without_leaking_what_it_typed() -> None:
-    done = subprocess.run([sys.executable, "-m", "plasmate_nb", "demo"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "plasmate_nb", "demo"], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert "password or email anywhere in the export: False" in out

@@ -55,7 +55,9 @@ def contract_anchors() -> set[str]:
 
 
 def test_slugs_follow_github() -> None:
-    assert slug("Error messages and their trace error classes") == "error-messages-and-their-trace-error-classes"
+    assert (
+        slug("Error messages and their trace error classes") == "error-messages-and-their-trace-error-classes"
+    )
     assert slug("URL policy") == "url-policy"
     assert slug("Elements, roles and actions") == "elements-roles-and-actions"
     assert slug("The `trace_status` envelope") == "the-trace_status-envelope"
@@ -73,10 +75,21 @@ def test_nothing_cites_files_outside_the_repository() -> None:
 
 def test_the_contract_has_its_sections() -> None:
     anchors = contract_anchors()
-    for section in ("tool-catalogue", "error-messages-and-their-trace-error-classes", "the-trace-event",
-                    "trace-envelopes", "bounds", "fingerprints", "origins", "sanitisation",
-                    "replay-validation", "url-policy", "the-egress-gate", "the-mcp-server",
-                    "deviations-from-the-reference"):
+    for section in (
+        "tool-catalogue",
+        "error-messages-and-their-trace-error-classes",
+        "the-trace-event",
+        "trace-envelopes",
+        "bounds",
+        "fingerprints",
+        "origins",
+        "sanitisation",
+        "replay-validation",
+        "url-policy",
+        "the-egress-gate",
+        "the-mcp-server",
+        "deviations-from-the-reference",
+    ):
         assert section in anchors
 
 

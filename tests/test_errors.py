@@ -149,7 +149,9 @@ def test_text_is_pinned(name: str, message: ErrorText, text: str, error_class: s
 
 
 @pytest.mark.parametrize(("name", "message", "text", "error_class"), CASES, ids=IDS)
-def test_declared_class_is_the_classifiers(name: str, message: ErrorText, text: str, error_class: str) -> None:
+def test_declared_class_is_the_classifiers(
+    name: str, message: ErrorText, text: str, error_class: str
+) -> None:
     assert message.error_class == error_class
     assert classify_error(text) == error_class
 
@@ -201,14 +203,21 @@ COMPOSED = [
 
 
 @pytest.mark.parametrize(("message", "text", "error_class"), COMPOSED, ids=[text for _, text, _ in COMPOSED])
-def test_a_contract_reason_carries_its_class_into_the_message(message: ErrorText, text: str, error_class: str) -> None:
+def test_a_contract_reason_carries_its_class_into_the_message(
+    message: ErrorText, text: str, error_class: str
+) -> None:
     assert str(message) == text
     assert message.error_class == error_class == classify_error(text)
 
 
 def test_only_refused_destinations_get_the_allow_hint() -> None:
     destinations = [errors.address_not_routable("127.0.0.1"), errors.host_unresolvable("nowhere.example")]
-    forms = [errors.URL_UNPARSEABLE, errors.URL_HAS_CREDENTIALS, errors.URL_HAS_NO_HOST, errors.scheme_not_allowed("ftp")]
+    forms = [
+        errors.URL_UNPARSEABLE,
+        errors.URL_HAS_CREDENTIALS,
+        errors.URL_HAS_NO_HOST,
+        errors.scheme_not_allowed("ftp"),
+    ]
     assert all(errors.outbound_blocked(reason).endswith(HINT) for reason in destinations)
     assert not any(HINT in errors.outbound_blocked(reason) for reason in forms)
     # The reason also arrives as plain text, from the egress gate's response header.
@@ -221,7 +230,11 @@ def test_the_trace_parsers_raise_the_same_texts() -> None:
         (parse_trace_handle, {}, errors.missing_field("session_id")),
         (parse_trace_handle, [], errors.invalid_type("sequence", "an object")),
         (parse_trace_handle, {"session_id": "s" * 65}, errors.handle_too_long("session_id")),
-        (parse_replay_request, {"session_id": "s", "trace_id": "t", "sequence": -1}, errors.invalid_value("integer", "u64")),
+        (
+            parse_replay_request,
+            {"session_id": "s", "trace_id": "t", "sequence": -1},
+            errors.invalid_value("integer", "u64"),
+        ),
     ]
     for parse, arguments, message in cases:
         with pytest.raises(InvalidArguments) as info:
@@ -252,7 +265,14 @@ def test_importing_errors_loads_no_browser() -> None:
 
 
 # Errors whose text is a tool error message: raised with a literal, they would bypass this module.
-MESSAGE_CARRIERS = {"ActionError", "EngineError", "InvalidArguments", "PolicyViolation", "Unresolvable", "error"}
+MESSAGE_CARRIERS = {
+    "ActionError",
+    "EngineError",
+    "InvalidArguments",
+    "PolicyViolation",
+    "Unresolvable",
+    "error",
+}
 RAISERS = ["browser/session.py", "browser/engine.py", "browser/navigation.py", "browser/cookies.py",
            "browser/policy.py", "browser/messages.py", "tools/dispatcher.py", "tools/arguments.py",
            "trace/arguments.py"]  # fmt: skip

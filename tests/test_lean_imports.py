@@ -27,12 +27,22 @@ def _export(session_id: str, scrolls: int) -> dict:
     log = TraceLog(True)
     closed = log.closed_state()
     for pixels in range(scrolls):
-        log.record("scroll", {"direction": "down", "pixels": pixels, "targeted": False}, None, closed, closed, None, 1)
+        log.record(
+            "scroll",
+            {"direction": "down", "pixels": pixels, "targeted": False},
+            None,
+            closed,
+            closed,
+            None,
+            1,
+        )
     return log.export(session_id)
 
 
 def _run(code: str) -> str:
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -65,7 +75,9 @@ def test_load_trace_and_load_traces_import_nothing_heavy(tmp_path: Path) -> None
     ],
 )
 def test_package_imports_are_lazy(statement: str) -> None:
-    code = f"import sys\n{statement}\nprint(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r}))"
+    code = (
+        f"import sys\n{statement}\nprint(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r}))"
+    )
     assert _run(code) == "[]"
 
 
@@ -110,7 +122,9 @@ def _runtime_imports(path: Path) -> set[str]:
 
 def _graph() -> dict[str, set[str]]:
     files = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
-    return {name: {m for m in _runtime_imports(path) if m in files and m != name} for name, path in files.items()}
+    return {
+        name: {m for m in _runtime_imports(path) if m in files and m != name} for name, path in files.items()
+    }
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -163,7 +177,12 @@ def test_no_import_cycle_through_the_notebook_or_client_layers() -> None:
 
 
 def test_notebook_reaches_engine_and_server_only_through_client() -> None:
-    forbidden = ("plasmate_nb.server", "plasmate_nb.browser", "plasmate_nb.tools.dispatcher", "plasmate_nb.som")
+    forbidden = (
+        "plasmate_nb.server",
+        "plasmate_nb.browser",
+        "plasmate_nb.tools.dispatcher",
+        "plasmate_nb.som",
+    )
     for path in sorted((PACKAGE / "notebook").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
@@ -187,14 +206,18 @@ def test_widgets_use_only_the_public_session_api() -> None:
     assert reach_ins == []
 
 
-@pytest.mark.parametrize("package", ["plasmate_nb", "plasmate_nb.notebook", "plasmate_nb.client", "plasmate_nb.server"])
+@pytest.mark.parametrize(
+    "package", ["plasmate_nb", "plasmate_nb.notebook", "plasmate_nb.client", "plasmate_nb.server"]
+)
 def test_lazy_tables_and_static_imports_name_the_same_things(package: str) -> None:
     module = importlib.import_module(package)
     tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     static: set[tuple[str, str]] = set()
     for node in tree.body:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            static |= {(n.module or "", a.name) for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names}
+            static |= {
+                (n.module or "", a.name) for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names
+            }
     runtime = {(m, name) for m, names in module._EXPORTS.items() for name in names}
     assert {name for _, name in static} == {name for _, name in runtime}
     for source, name in static:  # each static import names the object the lazy table gives

@@ -95,8 +95,21 @@ SPECIAL_PURPOSE: tuple[Entry, ...] = (
     *(
         _e(cidr, False, "Reserved by IETF (IPv6 Address Space)")
         for cidr in (
-            "::/8", "100::/8", "200::/7", "400::/6", "800::/5", "1000::/4", "4000::/3", "6000::/3",
-            "8000::/3", "a000::/3", "c000::/3", "e000::/4", "f000::/5", "f800::/6", "fe00::/9",
+            "::/8",
+            "100::/8",
+            "200::/7",
+            "400::/6",
+            "800::/5",
+            "1000::/4",
+            "4000::/3",
+            "6000::/3",
+            "8000::/3",
+            "a000::/3",
+            "c000::/3",
+            "e000::/4",
+            "f000::/5",
+            "f800::/6",
+            "fe00::/9",
         )
     ),
 )
@@ -117,10 +130,15 @@ REFUSED_ALTHOUGH_REACHABLE: frozenset[Network] = frozenset(
     for cidr in (
         # Anycast answered by the nearest operator's server: the local gateway, CGN or
         # enterprise relay (RFC 7723, RFC 8155, RFC 9665) — infrastructure of the local network.
-        "192.0.0.9/32", "192.0.0.10/32", "2001:1::1/128", "2001:1::2/128", "2001:1::3/128",
+        "192.0.0.9/32",
+        "192.0.0.10/32",
+        "2001:1::1/128",
+        "2001:1::2/128",
+        "2001:1::3/128",
         # Host identity tags (ORCHIDv2, RFC 7343; DETs are hierarchical HITs, RFC 9374):
         # identifiers for a HIP layer, "should not appear in actual IPv6 headers".
-        "2001:20::/28", "2001:30::/28",
+        "2001:20::/28",
+        "2001:30::/28",
     )
 )
 

@@ -31,4 +31,6 @@ class EngineConfig:
     headless: bool = True
     executable: str | None = None
     endpoint: str | None = field(default_factory=_endpoint_from_env)
-    resolver: Resolver | None = field(default=None, compare=False, repr=False)  # the gate's DNS (tests inject one)
+    resolver: Resolver | None = field(
+        default=None, compare=False, repr=False
+    )  # the gate's DNS (tests inject one)

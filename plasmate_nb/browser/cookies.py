@@ -60,9 +60,17 @@ def _host_of(url: Any) -> str | None:
 
 def to_playwright(item: Any) -> dict[str, Any] | None:
     """The Playwright cookie for one ``set_cookies`` item, or None when it is not acceptable."""
-    if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("value"), str):
+    if (
+        not isinstance(item, dict)
+        or not isinstance(item.get("name"), str)
+        or not isinstance(item.get("value"), str)
+    ):
         return None
-    domain = item.get("domain") if isinstance(item.get("domain"), str) and item.get("domain") else _host_of(item.get("url"))
+    domain = (
+        item.get("domain")
+        if isinstance(item.get("domain"), str) and item.get("domain")
+        else _host_of(item.get("url"))
+    )
     if not domain:
         return None
     if not domain.startswith(".") and not _is_ip(domain):
@@ -70,9 +78,13 @@ def to_playwright(item: Any) -> dict[str, Any] | None:
     path = item.get("path") if isinstance(item.get("path"), str) and item.get("path") else "/"
     same_site = item.get("sameSite")
     cookie: dict[str, Any] = {
-        "name": item["name"], "value": item["value"], "domain": domain, "path": path,
+        "name": item["name"],
+        "value": item["value"],
+        "domain": domain,
+        "path": path,
         "sameSite": SAME_SITE.get(same_site.lower(), "Lax") if isinstance(same_site, str) else "Lax",
-        "httpOnly": item.get("httpOnly") is True, "secure": item.get("secure") is True,
+        "httpOnly": item.get("httpOnly") is True,
+        "secure": item.get("secure") is True,
     }
     expires = item.get("expires")
     if isinstance(expires, int | float) and not isinstance(expires, bool):
@@ -132,7 +144,8 @@ async def clear(context: BrowserContext, name: str | None, domain: str | None, u
         await context.clear_cookies()
         return len(cookies)
     doomed = [
-        cookie for cookie in cookies
+        cookie
+        for cookie in cookies
         if (name is None or cookie.get("name") == name)
         and (domain is None or _domains_overlap(str(cookie.get("domain", "")), domain))
         and (url is None or _matches_url(cookie, url))

@@ -75,9 +75,18 @@ def origin_of(url: str) -> tuple[str, str, int]:
     return scheme, host, port
 
 
-async def fetch_document(engine: Engine, url: str, *, max_bytes: int, max_redirects: int, deadline: float,
-                         user_agent: str, accept: str = "*/*", fail_on_http_error: bool = True,
-                         redirect_check: Callable[[str], str | None] | None = None) -> Document:
+async def fetch_document(
+    engine: Engine,
+    url: str,
+    *,
+    max_bytes: int,
+    max_redirects: int,
+    deadline: float,
+    user_agent: str,
+    accept: str = "*/*",
+    fail_on_http_error: bool = True,
+    redirect_check: Callable[[str], str | None] | None = None,
+) -> Document:
     """GET ``url`` through the egress gate before ``deadline`` (the event loop's clock).
 
     ``redirect_check(next_url)`` is asked before each redirect hop is requested; a string answer
@@ -88,21 +97,36 @@ async def fetch_document(engine: Engine, url: str, *, max_bytes: int, max_redire
         raise DocumentError("timeout", timeout_after(0))
     try:
         return await asyncio.wait_for(
-            _fetch(engine, url, max_bytes, max_redirects, user_agent, accept, fail_on_http_error, redirect_check),
+            _fetch(
+                engine, url, max_bytes, max_redirects, user_agent, accept, fail_on_http_error, redirect_check
+            ),
             remaining,
         )
     except TimeoutError:
         raise DocumentError("timeout", timeout_after(remaining)) from None
 
 
-async def _fetch(engine: Engine, url: str, max_bytes: int, max_redirects: int, user_agent: str, accept: str,
-                 fail_on_http_error: bool, redirect_check: Callable[[str], str | None] | None) -> Document:
+async def _fetch(
+    engine: Engine,
+    url: str,
+    max_bytes: int,
+    max_redirects: int,
+    user_agent: str,
+    accept: str,
+    fail_on_http_error: bool,
+    redirect_check: Callable[[str], str | None] | None,
+) -> Document:
     await engine.start()  # the gate starts with the browser
     gate = engine.gate
     headers = {"User-Agent": user_agent, "Accept": accept, "Accept-Encoding": "gzip, deflate"}
-    async with httpx2.AsyncClient(proxy=gate.server if gate is not None else None, trust_env=False,
-                                  follow_redirects=False, headers=headers, verify=ssl.create_default_context(),
-                                  timeout=None) as client:
+    async with httpx2.AsyncClient(
+        proxy=gate.server if gate is not None else None,
+        trust_env=False,
+        follow_redirects=False,
+        headers=headers,
+        verify=ssl.create_default_context(),
+        timeout=None,
+    ) as client:
         current = url
         hops = 0
         while True:
@@ -128,11 +152,13 @@ async def _fetch(engine: Engine, url: str, max_bytes: int, max_redirects: int, u
                             raise DocumentError("cross_origin", refusal)
                         continue
                     if fail_on_http_error and response.status_code >= 400:
-                        raise DocumentError("http", http_error(response.status_code, str(response.url)),
-                                            response.status_code)
+                        raise DocumentError(
+                            "http", http_error(response.status_code, str(response.url)), response.status_code
+                        )
                     body = await _read(response, max_bytes)
-                    return Document(str(response.url), response.status_code,
-                                    response.headers.get("content-type"), body)
+                    return Document(
+                        str(response.url), response.status_code, response.headers.get("content-type"), body
+                    )
             except httpx2.HTTPError as error:
                 refused = gate.refusal_for(current, since=mark) if gate is not None else None
                 if refused is not None:
@@ -164,8 +190,12 @@ def _refused(response: httpx2.Response) -> None:
 
 async def _read(response: httpx2.Response, max_bytes: int) -> bytes:
     declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes and \
-            not response.headers.get("content-encoding"):
+    if (
+        declared is not None
+        and declared.isdigit()
+        and int(declared) > max_bytes
+        and not response.headers.get("content-encoding")
+    ):
         raise DocumentError("too_large", body_exceeds_limit(max_bytes))
     chunks: list[bytes] = []
     size = 0

@@ -50,10 +50,18 @@ log = logging.getLogger("plasmate_nb.egress")
 MARKER = "x-plasmate-egress"
 """Response header on every answer the gate makes itself: ``refused`` or ``unreachable``."""
 REASON = "x-plasmate-egress-reason"
-HOP_BY_HOP = frozenset({
-    b"connection", b"keep-alive", b"proxy-connection", b"proxy-authenticate",
-    b"proxy-authorization", b"te", b"trailer", b"upgrade",
-})
+HOP_BY_HOP = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-connection",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"te",
+        b"trailer",
+        b"upgrade",
+    }
+)
 GATE_HOST = "127.0.0.1"
 
 
@@ -88,7 +96,9 @@ class Refusal:
 class _Upstream:
     """One kept-alive HTTP/1.1 connection to a checked address."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: GateLimits) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: GateLimits
+    ) -> None:
         self.reader = reader
         self.writer = writer
         self.idle = limits.upstream_idle
@@ -112,8 +122,9 @@ class _Upstream:
 class EgressGate:
     """An HTTP/1.1 forward proxy on 127.0.0.1 that enforces a :class:`UrlPolicy`."""
 
-    def __init__(self, policy: UrlPolicy, *, resolver: Resolver | None = None,
-                 limits: GateLimits | None = None) -> None:
+    def __init__(
+        self, policy: UrlPolicy, *, resolver: Resolver | None = None, limits: GateLimits | None = None
+    ) -> None:
         self.policy = policy
         self.limits = limits or GateLimits()
         self._resolver = resolver or system_resolver
@@ -134,8 +145,9 @@ class EgressGate:
     async def start(self) -> None:
         if self._server is not None:
             return
-        self._server = await asyncio.start_server(self._accept, GATE_HOST, 0,
-                                                  limit=self.limits.max_header_bytes)
+        self._server = await asyncio.start_server(
+            self._accept, GATE_HOST, 0, limit=self.limits.max_header_bytes
+        )
         self._port = self._server.sockets[0].getsockname()[1]
 
     @property
@@ -227,8 +239,13 @@ class EgressGate:
 
     # ----- plain HTTP: one request at a time, each checked ---------------------------------------
 
-    async def _forward(self, client: h11.Connection, request: h11.Request,
-                       reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _forward(
+        self,
+        client: h11.Connection,
+        request: h11.Request,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
         parts = urlsplit(request.target.decode("ascii", "replace"))
         try:
             host, port = parts.hostname, parts.port or 80
@@ -236,7 +253,9 @@ class EgressGate:
             host, port = None, 0
         if parts.scheme != "http" or not host:
             await _drain_body(client, reader, self.limits.client_idle)
-            writer.write(_own_answer(client, 400, "unreachable", "a proxy request needs an absolute http URL"))
+            writer.write(
+                _own_answer(client, 400, "unreachable", "a proxy request needs an absolute http URL")
+            )
             return
         try:
             addresses = await self._destination(host, port)
@@ -250,7 +269,9 @@ class EgressGate:
             return
         head = h11.Request(
             method=request.method,
-            target=((parts.path or "/") + (f"?{parts.query}" if parts.query else "")).encode("ascii", "replace"),
+            target=((parts.path or "/") + (f"?{parts.query}" if parts.query else "")).encode(
+                "ascii", "replace"
+            ),
             headers=_end_to_end(request.headers),
         )
         body = _Body(client, reader, self.limits)
@@ -264,8 +285,9 @@ class EgressGate:
             return
         await self._relay_response(client, upstream, first, writer)
 
-    async def _exchange(self, addresses: list[IPAddress], port: int, head: h11.Request,
-                        body: _Body) -> tuple[_Upstream, h11.Response]:
+    async def _exchange(
+        self, addresses: list[IPAddress], port: int, head: h11.Request, body: _Body
+    ) -> tuple[_Upstream, h11.Response]:
         """Send the request and read the response head. A kept-alive connection the destination
         closed meanwhile is replaced once by a fresh one (as browsers do), if the body allows."""
         upstream = self._pooled(addresses, port)
@@ -282,12 +304,14 @@ class EgressGate:
                     raise
                 upstream = None
 
-    async def _relay_response(self, client: h11.Connection, upstream: _Upstream, first: h11.Response,
-                              writer: asyncio.StreamWriter) -> None:
+    async def _relay_response(
+        self, client: h11.Connection, upstream: _Upstream, first: h11.Response, writer: asyncio.StreamWriter
+    ) -> None:
         reusable = False
         try:
-            event: object = h11.Response(status_code=first.status_code, reason=first.reason,
-                                         headers=_end_to_end(first.headers))
+            event: object = h11.Response(
+                status_code=first.status_code, reason=first.reason, headers=_end_to_end(first.headers)
+            )
             while True:
                 writer.write(client.send(event) or b"")  # type: ignore[arg-type]
                 await asyncio.wait_for(writer.drain(), self.limits.client_idle)  # Chromium stopped reading
@@ -327,13 +351,16 @@ class EgressGate:
             return
         pooled.append(upstream)
 
-    async def _open(self, addresses: list[IPAddress], port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def _open(
+        self, addresses: list[IPAddress], port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """Connect to the first of the checked addresses that answers (never to any other)."""
         last: OSError = ConnectionRefusedError("no address")
         for address in addresses:
             try:
-                return await asyncio.wait_for(asyncio.open_connection(str(address), port),
-                                              self.limits.upstream_connect)
+                return await asyncio.wait_for(
+                    asyncio.open_connection(str(address), port), self.limits.upstream_connect
+                )
             except TimeoutError:
                 last = TimeoutError("connect timed out")
             except OSError as error:
@@ -342,8 +369,13 @@ class EgressGate:
 
     # ----- CONNECT: one check per tunnel -----------------------------------------------------------
 
-    async def _tunnel(self, client: h11.Connection, request: h11.Request,
-                      reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _tunnel(
+        self,
+        client: h11.Connection,
+        request: h11.Request,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
         host, port = _authority(request.target.decode("ascii", "replace"))
         await _drain_body(client, reader, self.limits.client_idle)  # a CONNECT has none; h11 wants its end
         if host is None:
@@ -371,8 +403,10 @@ class EgressGate:
 
 # ----- helpers ---------------------------------------------------------------------------------------
 
-async def _next_event(connection: h11.Connection, reader: asyncio.StreamReader, idle: float,
-                      received: list[int] | None = None):
+
+async def _next_event(
+    connection: h11.Connection, reader: asyncio.StreamReader, idle: float, received: list[int] | None = None
+):
     """The next h11 event, reading as needed; ``None`` when the peer stays silent for ``idle``.
     ``received`` (a one-item counter) adds up the bytes read."""
     while True:
@@ -465,20 +499,32 @@ async def _drain_body(client: h11.Connection, reader: asyncio.StreamReader, idle
 def _own_answer(client: h11.Connection, status: int, kind: str, text: str) -> bytes:
     """A complete answer the gate makes itself, marked so the engine can tell it from the site's."""
     body = (text + "\n").encode()
-    headers = [("content-type", "text/plain; charset=utf-8"), ("content-length", str(len(body))),
-               ("cache-control", "no-store"), (MARKER, kind), (REASON, _header_safe(text))]
+    headers = [
+        ("content-type", "text/plain; charset=utf-8"),
+        ("content-length", str(len(body))),
+        ("cache-control", "no-store"),
+        (MARKER, kind),
+        (REASON, _header_safe(text)),
+    ]
     if client.their_state is not h11.DONE:
         headers.append(("connection", "close"))
-    return b"".join(part or b"" for part in (
-        client.send(h11.Response(status_code=status, headers=headers)),
-        client.send(h11.Data(data=body)),
-        client.send(h11.EndOfMessage()),
-    ))
+    return b"".join(
+        part or b""
+        for part in (
+            client.send(h11.Response(status_code=status, headers=headers)),
+            client.send(h11.Data(data=body)),
+            client.send(h11.EndOfMessage()),
+        )
+    )
 
 
 def _end_to_end(headers) -> list[tuple[bytes, bytes]]:
-    listed = {token.strip().lower() for name, value in headers if name == b"connection"
-              for token in value.split(b",")}
+    listed = {
+        token.strip().lower()
+        for name, value in headers
+        if name == b"connection"
+        for token in value.split(b",")
+    }
     return [(name, value) for name, value in headers if name not in HOP_BY_HOP and name not in listed]
 
 
@@ -523,9 +569,13 @@ def _header_safe(text: str) -> str:
     return "".join(ch if " " <= ch <= "~" else "?" for ch in text)[:300]
 
 
-async def _splice(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
-                  upstream_reader: asyncio.StreamReader, upstream_writer: asyncio.StreamWriter,
-                  idle: float) -> None:
+async def _splice(
+    client_reader: asyncio.StreamReader,
+    client_writer: asyncio.StreamWriter,
+    upstream_reader: asyncio.StreamReader,
+    upstream_writer: asyncio.StreamWriter,
+    idle: float,
+) -> None:
     """Copy bytes both ways until either side closes or both stay silent for ``idle``."""
     last = [time.monotonic()]
 
@@ -541,8 +591,10 @@ async def _splice(client_reader: asyncio.StreamReader, client_writer: asyncio.St
             sink.write(data)
             await sink.drain()
 
-    tasks = [asyncio.ensure_future(pump(client_reader, upstream_writer)),
-             asyncio.ensure_future(pump(upstream_reader, client_writer))]
+    tasks = [
+        asyncio.ensure_future(pump(client_reader, upstream_writer)),
+        asyncio.ensure_future(pump(upstream_reader, client_writer)),
+    ]
     try:
         pending = set(tasks)
         while pending:
@@ -560,6 +612,7 @@ async def _splice(client_reader: asyncio.StreamReader, client_writer: asyncio.St
 
 
 # ----- the Chromium side -------------------------------------------------------------------------------
+
 
 def chromium_args() -> list[str]:
     """Launch switches that leave Chromium no route around the gate.

@@ -43,8 +43,11 @@ REMOTE_WARNING = (
 class Engine:
     def __init__(self, config: EngineConfig | None = None) -> None:
         self.config = config or EngineConfig()
-        self.policy = UrlPolicy(self.config.allow_private_network, tuple(self.config.allowed_hosts),
-                                tuple(self.config.allowed_networks))
+        self.policy = UrlPolicy(
+            self.config.allow_private_network,
+            tuple(self.config.allowed_hosts),
+            tuple(self.config.allowed_networks),
+        )
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self.gate: EgressGate | None = None
@@ -85,8 +88,10 @@ class Engine:
         assert self.gate is not None
         executable = self.config.executable or find_chromium().executable
         return await playwright.chromium.launch(
-            executable_path=executable, headless=self.config.headless,
-            args=[*LAUNCH_ARGS, *chromium_args()], proxy={"server": self.gate.server},
+            executable_path=executable,
+            headless=self.config.headless,
+            args=[*LAUNCH_ARGS, *chromium_args()],
+            proxy={"server": self.gate.server},
         )
 
     def _gated(self) -> bool:
@@ -142,7 +147,9 @@ class Engine:
         await self.start()
         assert self._browser is not None
         if self._context_proxy is not None:
-            return await self._browser.new_context(accept_downloads=False, proxy=self._context_proxy, **options)  # type: ignore[arg-type]
+            return await self._browser.new_context(
+                accept_downloads=False, proxy=self._context_proxy, **options
+            )  # type: ignore[arg-type]
         return await self._browser.new_context(accept_downloads=False, **options)
 
     # ----- sessions ------------------------------------------------------------------------------
@@ -155,8 +162,14 @@ class Engine:
         self._opening += 1
         try:
             context = await self._new_context()
-            session = BrowserSession(session_id=str(uuid.uuid4()), trace=TraceLog(enabled=trace),
-                                     context=context, config=self.config, policy=self.policy, gate=self.gate)
+            session = BrowserSession(
+                session_id=str(uuid.uuid4()),
+                trace=TraceLog(enabled=trace),
+                context=context,
+                config=self.config,
+                policy=self.policy,
+                gate=self.gate,
+            )
             try:
                 await session.start_page()
             except BaseException:
@@ -166,7 +179,9 @@ class Engine:
         except EngineError:
             raise
         except Exception as error:
-            raise EngineError(failed_to_fetch(reduce_url(url), describe(error, self.config.action_timeout))) from None
+            raise EngineError(
+                failed_to_fetch(reduce_url(url), describe(error, self.config.action_timeout))
+            ) from None
         finally:
             self._opening -= 1
         try:

@@ -98,7 +98,9 @@ def _top_level(request: Request) -> bool:
         return False
 
 
-async def goto(page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float) -> Response | None:
+async def goto(
+    page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float
+) -> Response | None:
     """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md#messages-the-engine-produces).
     Returns the main resource's final response (``None`` for a same-document navigation)."""
     where = reduce_url(url)

@@ -61,7 +61,9 @@ class UrlPolicy:
             try:
                 ipaddress.ip_network(network, strict=False)
             except ValueError:
-                raise ValueError(f"allowed network {network!r} is not a CIDR network such as 10.0.0.0/8") from None
+                raise ValueError(
+                    f"allowed network {network!r} is not a CIDR network such as 10.0.0.0/8"
+                ) from None
 
     def check_form(self, url: str) -> str:
         """Scheme and userinfo rules; returns the host. Raises :class:`PolicyViolation`."""
@@ -114,4 +116,6 @@ class UrlPolicy:
         return any(wanted == entry.lower().strip("[]").rstrip(".") for entry in self.allowed_hosts)
 
     def _address_allowed(self, address: IPAddress) -> bool:
-        return any(address in ipaddress.ip_network(network, strict=False) for network in self.allowed_networks)
+        return any(
+            address in ipaddress.ip_network(network, strict=False) for network in self.allowed_networks
+        )

@@ -134,8 +134,16 @@ def map_evaluate_result(value: Any) -> Any:
 
 
 class BrowserSession:
-    def __init__(self, *, session_id: str, trace: TraceLog, context: BrowserContext,
-                 config: EngineConfig, policy: UrlPolicy, gate: EgressGate | None) -> None:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        trace: TraceLog,
+        context: BrowserContext,
+        config: EngineConfig,
+        policy: UrlPolicy,
+        gate: EgressGate | None,
+    ) -> None:
         self.id = session_id
         self.trace = trace
         self.lock = asyncio.Lock()
@@ -225,8 +233,13 @@ class BrowserSession:
     async def navigate(self, url: str) -> None:
         page = await self._live_page()
         try:
-            await goto(page, url, policy=self._policy, watch=self._page_watch,
-                       timeout=self._config.navigation_timeout)
+            await goto(
+                page,
+                url,
+                policy=self._policy,
+                watch=self._page_watch,
+                timeout=self._config.navigation_timeout,
+            )
         except ActionError:
             await self._restore(page)
             raise
@@ -260,14 +273,21 @@ class BrowserSession:
         index = await self._ask(handle, OPTION_INDEX, value)
         if index < 0:
             raise ActionError(option_not_found(len(value.encode())))
-        await self._perform(page, "Select", lambda: handle.select_option(index=index, timeout=self._action_ms),
-                            redact=(value,))
+        await self._perform(
+            page,
+            "Select",
+            lambda: handle.select_option(index=index, timeout=self._action_ms),
+            redact=(value,),
+        )
 
-    async def scroll(self, direction: str = "down", pixels: int = 300, element_id: str | None = None) -> float:
+    async def scroll(
+        self, direction: str = "down", pixels: int = 300, element_id: str | None = None
+    ) -> float:
         if element_id is not None:
             page, handle = await self._element(element_id)
-            await self._perform(page, "Scroll",
-                                lambda: handle.scroll_into_view_if_needed(timeout=self._action_ms))
+            await self._perform(
+                page, "Scroll", lambda: handle.scroll_into_view_if_needed(timeout=self._action_ms)
+            )
         else:
             page = await self._page_with_som()
             await self._perform(page, "Scroll", lambda: page.evaluate(SCROLL_SCRIPT, [direction, pixels]))
@@ -318,11 +338,20 @@ class BrowserSession:
             result.append(value)
 
         await self._perform(page, "Evaluate", run, timeout=self._config.evaluate_timeout)
-        refused = isinstance(result[0], dict)  # the wrapper turns every object into JSON text: a dict is the refusal
+        refused = isinstance(
+            result[0], dict
+        )  # the wrapper turns every object into JSON text: a dict is the refusal
         value = None if refused else map_evaluate_result(result[0])
         # Measured as sent: JSON, UTF-8, a lone surrogate as its \uXXXX escape (server/app.py).
-        if refused or len(json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-                          .encode("utf-8", "backslashreplace")) > limit:
+        if (
+            refused
+            or len(
+                json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(
+                    "utf-8", "backslashreplace"
+                )
+            )
+            > limit
+        ):
             raise ActionError(evaluate_result_too_large(limit))
         return value
 
@@ -348,8 +377,9 @@ class BrowserSession:
         self._check_connected()
         return await self._guarded(lambda: cookie_jar.set_many(self._context, items))
 
-    async def clear_cookies(self, name: str | None = None, domain: str | None = None,
-                            url: str | None = None) -> int:
+    async def clear_cookies(
+        self, name: str | None = None, domain: str | None = None, url: str | None = None
+    ) -> int:
         self._check_connected()
         return await self._guarded(lambda: cookie_jar.clear(self._context, name, domain, url))
 
@@ -417,8 +447,15 @@ class BrowserSession:
 
     # ----- execution ---------------------------------------------------------------------------
 
-    async def _perform(self, page: Page, what: str, operation: Callable[[], Awaitable[Any]], *,
-                       timeout: float | None = None, redact: tuple[str, ...] = ()) -> None:
+    async def _perform(
+        self,
+        page: Page,
+        what: str,
+        operation: Callable[[], Awaitable[Any]],
+        *,
+        timeout: float | None = None,
+        redact: tuple[str, ...] = (),
+    ) -> None:
         """Run one operation on the live page, then settle and recompile (or keep the last good state)."""
         limit = timeout if timeout is not None else self._config.action_timeout
         self._page_watch.reset()
@@ -454,7 +491,9 @@ class BrowserSession:
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (SomCompileError, PlaywrightError, TimeoutError) as error:
             if self._lost or is_closed(error):
-                raise ActionError(BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)) from None
+                raise ActionError(
+                    BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)
+                ) from None
             if not await self._answers(page):
                 await self._replace_page()
             raise ActionError(pipeline_error(describe(error, self._config.action_timeout))) from None
@@ -493,8 +532,13 @@ class BrowserSession:
 
     async def _reload_last_good(self, page: Page) -> None:
         try:
-            await goto(page, self.url or "about:blank", policy=self._policy, watch=self._page_watch,
-                       timeout=self._config.navigation_timeout)
+            await goto(
+                page,
+                self.url or "about:blank",
+                policy=self._policy,
+                watch=self._page_watch,
+                timeout=self._config.navigation_timeout,
+            )
             await settle(page, self._config.settle_timeout)
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (ActionError, SomCompileError, PlaywrightError, TimeoutError):

@@ -73,7 +73,9 @@ class LoadedPage:
     async def screenshot(self, image_format: Literal["png", "jpeg", "webp"], timeout: float) -> bytes:
         """The viewport as ``png``, ``jpeg`` or ``webp`` bytes. Raises :class:`CaptureFailed`."""
         try:
-            return await self.page.screenshot(type=image_format, timeout=timeout * 1000, animations="disabled")
+            return await self.page.screenshot(
+                type=image_format, timeout=timeout * 1000, animations="disabled"
+            )
         except (PlaywrightError, TimeoutError) as error:
             if is_timeout(error):
                 raise CaptureFailed("timed out", timed_out=True) from None
@@ -81,8 +83,9 @@ class LoadedPage:
 
 
 @contextlib.asynccontextmanager
-async def temporary_page(engine: Engine, url: str, *, javascript: bool = True,
-                         viewport: tuple[int, int] | None = None) -> AsyncIterator[LoadedPage]:
+async def temporary_page(
+    engine: Engine, url: str, *, javascript: bool = True, viewport: tuple[int, int] | None = None
+) -> AsyncIterator[LoadedPage]:
     """Load ``url`` in a fresh context; raise :class:`PageFetchFailed` when it cannot be loaded."""
     options: dict[str, Any] = {"java_script_enabled": javascript}
     if viewport is not None:
@@ -93,8 +96,9 @@ async def temporary_page(engine: Engine, url: str, *, javascript: bool = True,
         page.on("dialog", dismiss_dialog)
         watch = NavigationWatch(page, engine.gate)
         try:
-            response = await goto(page, url, policy=engine.policy, watch=watch,
-                                  timeout=engine.config.navigation_timeout)
+            response = await goto(
+                page, url, policy=engine.policy, watch=watch, timeout=engine.config.navigation_timeout
+            )
         except ActionError as error:
             message = error.args[0]
             reason = str(message).removeprefix(f"Failed to fetch {reduce_url(url)}: ")

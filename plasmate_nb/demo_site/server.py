@@ -29,7 +29,7 @@ def large_page(n: int) -> str:
     ]
     for i in range(sections):
         parts.append(
-            f'<section><h2>Heading {i}</h2><p>Paragraph {i} of the generated page.</p>'
+            f"<section><h2>Heading {i}</h2><p>Paragraph {i} of the generated page.</p>"
             f'<label for="field{i}">Field {i}</label><input id="field{i}" name="field{i}" type="text">'
             f'<button type="button">Button {i}</button><a href="#s{i}">Link {i}</a></section>'
         )
@@ -50,8 +50,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
 
-    def _send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8",
-              headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        body: str,
+        content_type: str = "text/html; charset=utf-8",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = body.encode()
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -84,8 +89,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             "/faults/500": lambda: self._send(500, "<h1>Internal Server Error</h1>"),
             "/faults/redirect-loop": lambda: self._redirect("/faults/redirect-loop"),
             "/faults/download": lambda: self._send(
-                200, "a,b\n1,2\n", "text/csv",
-                {"Content-Disposition": 'attachment; filename="report.csv"'}),
+                200, "a,b\n1,2\n", "text/csv", {"Content-Disposition": 'attachment; filename="report.csv"'}
+            ),
         }.get(parts.path)
         if route is not None:
             route()
@@ -172,8 +177,9 @@ class DemoSite:
         self.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def __repr__(self) -> str:

@@ -61,7 +61,9 @@ def event_columns(events: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
         "before_has_page": [b["has_page"] for b in before],
         "after_has_page": [a["has_page"] for a in after],
         "state_changed": [b["fingerprint"] != a["fingerprint"] for b, a in zip(before, after, strict=True)],
-        "url_changed": [b["url_fingerprint"] != a["url_fingerprint"] for b, a in zip(before, after, strict=True)],
+        "url_changed": [
+            b["url_fingerprint"] != a["url_fingerprint"] for b, a in zip(before, after, strict=True)
+        ],
         "redacted_fields": [",".join(r) if r else None for r in redacted],
         "redacted_bytes": [v["byte_length"] if v else None for v in values],
         "append": [p.get("append") for p in params],
@@ -73,7 +75,9 @@ def event_columns(events: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     }
 
 
-def frame(columns: dict[str, list[Any]], leading: dict[str, tuple[list[Any], Any]] | None = None) -> pd.DataFrame:
+def frame(
+    columns: dict[str, list[Any]], leading: dict[str, tuple[list[Any], Any]] | None = None
+) -> pd.DataFrame:
     """A DataFrame of typed columns; ``leading`` adds columns (values, dtype) in front."""
     arrays = {name: pd.array(values, dtype=dtype) for name, (values, dtype) in (leading or {}).items()}
     arrays.update({name: pd.array(columns[name], dtype=dtype) for name, dtype in EVENT_COLUMNS.items()})

@@ -61,7 +61,9 @@ class EmbeddedServer:
         """
         status = run_sync(self._transport.call("session_status", {}))
         rows = status["sessions"]
-        frame = pd.DataFrame({col: [row.get(col) for row in rows] for col in SESSION_COLUMNS}, columns=SESSION_COLUMNS)
+        frame = pd.DataFrame(
+            {col: [row.get(col) for row in rows] for col in SESSION_COLUMNS}, columns=SESSION_COLUMNS
+        )
         return frame.astype({"session_id": "string", "title": "string", "age_ms": "Int64", "idle_ms": "Int64",
                              "has_page": "boolean", "element_count": "Int64"})  # fmt: skip
 

@@ -22,7 +22,14 @@ from ._tables import EVENT_COLUMNS, STRING, event_columns, events_frame, frame
 if TYPE_CHECKING:
     import jsonschema
 
-COUNTERS = ("retained_events", "retained_bytes", "next_sequence", "evicted_events", "oversized_events", "cleared_events")
+COUNTERS = (
+    "retained_events",
+    "retained_bytes",
+    "next_sequence",
+    "evicted_events",
+    "oversized_events",
+    "cleared_events",
+)
 #: Bounds of plasmate.trace.v1; trace_status reports them, an export does not.
 MAX_EVENTS = 128
 MAX_BYTES = 49_152
@@ -203,7 +210,9 @@ class TraceExport:
         >>> export.to_json("trace.json")
         """
         target = Path(path)
-        target.write_text(json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
+        target.write_text(
+            json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False), encoding="utf-8"
+        )
         return target
 
     def to_parquet(self, path: str | Path) -> Path:
@@ -232,7 +241,11 @@ class TraceExport:
             + f"<div><i>{cell(p['redaction_policy'])}</i></div>"
         )
         frame_ = self.events()
-        events_html = frame_.to_html(index=False, na_rep="", max_rows=200) if len(frame_) else "<div>no retained events</div>"
+        events_html = (
+            frame_.to_html(index=False, na_rep="", max_rows=200)
+            if len(frame_)
+            else "<div>no retained events</div>"
+        )
         return box("plasmate.trace.v1 export", head + events_html)
 
     def __repr__(self) -> str:
@@ -331,16 +344,24 @@ def _check_counters(document: dict[str, Any], source: str | None, sequences: lis
     """What a schema cannot say: the counters agree with the events and with each other."""
     events = document["events"]
     if document["retained_events"] != len(events):
-        raise TraceFormatError("$.retained_events", f"says {document['retained_events']} but events has {len(events)}", source)
-    total = sum(document[k] for k in ("retained_events", "evicted_events", "oversized_events", "cleared_events"))
+        raise TraceFormatError(
+            "$.retained_events", f"says {document['retained_events']} but events has {len(events)}", source
+        )
+    total = sum(
+        document[k] for k in ("retained_events", "evicted_events", "oversized_events", "cleared_events")
+    )
     if document["next_sequence"] - 1 != total:
         raise TraceFormatError(
-            "$.next_sequence", "next_sequence - 1 must equal retained + evicted + oversized + cleared events", source
+            "$.next_sequence",
+            "next_sequence - 1 must equal retained + evicted + oversized + cleared events",
+            source,
         )
     sequences = [e["sequence"] for e in events] if sequences is None else sequences
     for index, (previous, current) in enumerate(itertools.pairwise([0, *sequences])):
         if current <= previous or current >= document["next_sequence"]:
-            raise TraceFormatError(f"$.events[{index}].sequence", "sequences must increase and stay below next_sequence", source)
+            raise TraceFormatError(
+                f"$.events[{index}].sequence", "sequences must increase and stay below next_sequence", source
+            )
 
 
 def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
@@ -388,7 +409,9 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
     return TraceExport(document)
 
 
-def load_traces(sources: str | Path | Iterable[str | Path | dict[str, Any]], *, validate: str = "fast") -> pd.DataFrame:
+def load_traces(
+    sources: str | Path | Iterable[str | Path | dict[str, Any]], *, validate: str = "fast"
+) -> pd.DataFrame:
     """Read many exported traces into one events table, with a leading ``trace_id`` column.
 
     ``sources``: a folder (every ``*.json`` in it, sorted), or paths / JSON texts / dicts.
@@ -427,7 +450,9 @@ def load_traces(sources: str | Path | Iterable[str | Path | dict[str, Any]], *, 
     try:
         return frame(merged, leading={"trace_id": (trace_ids, STRING)})
     except (TypeError, ValueError) as exc:  # a value of the wrong type slipped past the shape checks
-        raise TraceFormatError("$.events", f"a value has the wrong type ({exc}); load it with load_trace() for its path") from None
+        raise TraceFormatError(
+            "$.events", f"a value has the wrong type ({exc}); load it with load_trace() for its path"
+        ) from None
 
 
 _ACTIONS = frozenset(schema()["$defs"]["event"]["properties"]["action"]["enum"])

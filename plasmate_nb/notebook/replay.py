@@ -10,9 +10,15 @@ from ._html import box, cell, table
 CHECKS: tuple[tuple[str, str], ...] = (
     ("cross_session", "the trace_id belongs to this browser session"),
     ("event_not_retained", "an event with this sequence is still retained (not absent, evicted or cleared)"),
-    ("unsupported_action", "the action is a replay candidate (not open_page, close_page, evaluate or a cookie tool)"),
+    (
+        "unsupported_action",
+        "the action is a replay candidate (not open_page, close_page, evaluate or a cookie tool)",
+    ),
     ("origin_drift", "the page's current origin equals the recorded pre-action origin"),
-    ("page_drift", "the current keyed URL fingerprint equals the recorded pre-action one (same path, query, fragment)"),
+    (
+        "page_drift",
+        "the current keyed URL fingerprint equals the recorded pre-action one (same path, query, fragment)",
+    ),
     ("target_missing", "an element with the recorded target's stable key and role is on the current page"),
     ("target_ambiguous", "exactly one current element matches the recorded target"),
     ("action_unavailable", "the matched element still exposes the recorded action"),
@@ -56,7 +62,9 @@ def checklist(payload: dict[str, Any]) -> list[Check]:
     """Every check in order, marked passed / failed here / not reached."""
     status, drift = payload.get("status"), payload.get("drift")
     no_target = status != "refused" and payload.get("target") is None
-    failing = drift if status == "refused" else ("confirmation" if status == "confirmation_required" else None)
+    failing = (
+        drift if status == "refused" else ("confirmation" if status == "confirmation_required" else None)
+    )
     result: list[Check] = []
     reached_failure = False
     for name, meaning in CHECKS:
@@ -115,8 +123,13 @@ class ReplayPlan:
         return box(f"Replay plan for event {self.sequence}", body)
 
     def __repr__(self) -> str:
-        lines = [f"ReplayPlan(sequence={self.sequence}, status={self.status!r}, drift={self.drift!r})", f"  {self.message}"]
+        lines = [
+            f"ReplayPlan(sequence={self.sequence}, status={self.status!r}, drift={self.drift!r})",
+            f"  {self.message}",
+        ]
         lines += [f"  {i:>2}. {c.state:<28} {c.name}" for i, c in enumerate(self.checks, 1)]
         lines.append(f"  {self.explanation}")
-        lines.append(f"  execution_available: {str(self.execution_available).lower()} (validation only; nothing was executed)")
+        lines.append(
+            f"  execution_available: {str(self.execution_available).lower()} (validation only; nothing was executed)"
+        )
         return "\n".join(lines)

@@ -257,14 +257,24 @@ def _stub_class(cls: type) -> list[str]:
 
 def _render_stub() -> str:
     """The text of ``session.pyi``: Session, Trace and attach as derived here, for type checkers."""
-    body = [*_stub_class(Session), "", *_stub_class(Trace), "", *_stub_def("attach", attach, "", attach.__doc__)]
+    body = [
+        *_stub_class(Session),
+        "",
+        *_stub_class(Trace),
+        "",
+        *_stub_def("attach", attach, "", attach.__doc__),
+    ]
     signatures = "\n".join(line for line in body if line.lstrip().startswith("def "))
     used = set(re.findall(r"\w+", signatures))
     modules: dict[str, list[str]] = {}
     for name, module in _STUB_IMPORTS.items():
         if name in used:
             modules.setdefault(module, []).append(name)
-    stdlib = [f"from {m} import {', '.join(sorted(n))}" for m, n in sorted(modules.items()) if m in ("collections.abc", "typing")]
+    stdlib = [
+        f"from {m} import {', '.join(sorted(n))}"
+        for m, n in sorted(modules.items())
+        if m in ("collections.abc", "typing")
+    ]
     third = ["import pandas as pd"] if "pandas" in modules else []
     local = [f"from {m} import {', '.join(sorted(n))}" for m, n in modules.items() if m.startswith(".")]
     header = [

@@ -54,7 +54,9 @@ class Session:
         >>> s.trace.events()  # one typed row per retained event
         """
     @classmethod
-    def connect(cls, url: str | None = ..., *, token: str | None = ..., command: Sequence[str] | None = ...) -> Session:
+    def connect(
+        cls, url: str | None = ..., *, token: str | None = ..., command: Sequence[str] | None = ...
+    ) -> Session:
         """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``.
 
         Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing

@@ -67,7 +67,9 @@ class _LiveSession(Protocol):
 class _LiveView:
     """Refresh plumbing shared by the widgets: subscription, polling, ordering."""
 
-    def __init__(self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None) -> None:
+    def __init__(
+        self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None
+    ) -> None:
         self._session = session
         self._loop = loop
         self._session_id = session.session_id
@@ -77,7 +79,9 @@ class _LiveView:
         self._rerun = False
         self._stopped = False
         self._unsubscribe: Callable[[], None] | None = session.subscribe(self._trace_changed)
-        self._poller = asyncio.run_coroutine_threadsafe(self._poll(poll_interval), loop) if poll_interval else None
+        self._poller = (
+            asyncio.run_coroutine_threadsafe(self._poll(poll_interval), loop) if poll_interval else None
+        )
 
     async def _fetch(self) -> Any:
         raise NotImplementedError
@@ -180,7 +184,9 @@ class TraceDashboard(_LiveView):
     >>> dashboard.get_state()["events_gauge"]["value"]
     """
 
-    def __init__(self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None) -> None:
+    def __init__(
+        self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None
+    ) -> None:
         self.export: TraceExport | None = None
         self.header = w.HTML()
         self.events_gauge = w.IntProgress(value=0, min=0, max=MAX_EVENTS, description="events")
@@ -309,7 +315,13 @@ def redaction_html(payload: dict[str, Any]) -> str:
             row["lengths"].append(value["byte_length"])
         omitted.update(event["redaction"]["omitted_fields"])
     rows = [
-        (action, r["events"], ", ".join(sorted(r["fields"])) or "—", len(r["lengths"]), ", ".join(map(str, r["lengths"])) or "—")
+        (
+            action,
+            r["events"],
+            ", ".join(sorted(r["fields"])) or "—",
+            len(r["lengths"]),
+            ", ".join(map(str, r["lengths"])) or "—",
+        )
         for action, r in sorted(by_action.items())
     ]
     body = table(("action", "events", "redacted fields", "values redacted", "byte lengths"), rows)
@@ -333,12 +345,16 @@ class ReplayPanel(_LiveView):
     >>> panel.validate(2).result().status
     """
 
-    def __init__(self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None) -> None:
+    def __init__(
+        self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None
+    ) -> None:
         self.plan: ReplayPlan | None = None
         self.events = w.Dropdown(options=[], description="event")
         self.validate_button = w.Button(description="Validate", tooltip="replay_validate(confirmed=False)")
         self.confirm_button = w.Button(
-            description="Confirm", button_style="warning", tooltip="replay_validate(confirmed=True); still never executes"
+            description="Confirm",
+            button_style="warning",
+            tooltip="replay_validate(confirmed=True); still never executes",
         )
         self.output = w.HTML("<i>pick an event and press Validate</i>")
         self.validate_button.on_click(lambda _: self.validate(confirmed=False))
@@ -353,7 +369,9 @@ class ReplayPanel(_LiveView):
         options = []
         for event in export.payload["events"]:
             target = f" · {event['target']['role']}" if "target" in event else ""
-            options.append((f"{event['sequence']} · {event['action']} · {event['outcome']}{target}", event["sequence"]))
+            options.append(
+                (f"{event['sequence']} · {event['action']} · {event['outcome']}{target}", event["sequence"])
+            )
         current = self.events.value
         self.events.options = options
         if current in {value for _, value in options}:
@@ -363,7 +381,9 @@ class ReplayPanel(_LiveView):
         self.output.value = f"<i>{cell(reason)}</i>"
         self.validate_button.disabled = self.confirm_button.disabled = True
 
-    def validate(self, sequence: int | None = None, confirmed: bool = False) -> concurrent.futures.Future[ReplayPlan]:
+    def validate(
+        self, sequence: int | None = None, confirmed: bool = False
+    ) -> concurrent.futures.Future[ReplayPlan]:
         """Validate ``sequence`` (default: the selected event) from any thread; the future yields the plan.
 
         >>> plan = panel.validate(2, confirmed=True).result(timeout=30)
@@ -383,7 +403,12 @@ class ReplayPanel(_LiveView):
 
         >>> panel.get_state()["events"]["_options_labels"]
         """
-        parts = {"events": self.events, "validate": self.validate_button, "confirm": self.confirm_button, "output": self.output}
+        parts = {
+            "events": self.events,
+            "validate": self.validate_button,
+            "confirm": self.confirm_button,
+            "output": self.output,
+        }
         return {name: widget.get_state() for name, widget in parts.items()}
 
     def __repr__(self) -> str:

@@ -48,10 +48,14 @@ def build_server(dispatcher: Dispatcher) -> Server[Any]:
     """An MCP server whose tools are the dispatcher's catalogue."""
     by_name = {spec.name: spec for spec in dispatcher.tools()}
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams
+    ) -> dict[str, Any]:
         return tool_list(by_name.values(), ctx.protocol_version)
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> dict[str, Any]:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> dict[str, Any]:
         spec = by_name.get(params.name)
         if spec is None:  # answered by protocol.ReferenceAnswers first; kept for any other route
             raise MCPError(protocol.INVALID_PARAMS, unknown_tool(params.name))

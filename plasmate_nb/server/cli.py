@@ -35,9 +35,16 @@ def serve_from_args(args: argparse.Namespace) -> int:
     try:
         http = None
         if args.transport == "http":
-            http = HttpServer(dispatcher, args.host, args.port, args.token, tuple(args.allow_origin),
-                              header_timeout=args.header_timeout, body_timeout=args.body_timeout,
-                              shutdown_timeout=args.shutdown_timeout)
+            http = HttpServer(
+                dispatcher,
+                args.host,
+                args.port,
+                args.token,
+                tuple(args.allow_origin),
+                header_timeout=args.header_timeout,
+                body_timeout=args.body_timeout,
+                shutdown_timeout=args.shutdown_timeout,
+            )
     except ServerConfigError as exc:
         print(exc, file=sys.stderr)
         return 2

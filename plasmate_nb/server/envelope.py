@@ -70,7 +70,9 @@ def encodable(text: str) -> str:
 
 def content_blocks(result: ToolResult) -> list[dict[str, Any]]:
     """The result's MCP content: its text block (unless it has none), then its image blocks."""
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": encodable(result.text)}] if result.text_block else []
+    blocks: list[dict[str, Any]] = (
+        [{"type": "text", "text": encodable(result.text)}] if result.text_block else []
+    )
     blocks += [{"type": "image", "data": block.data, "mimeType": block.mime_type} for block in result.blocks]
     return blocks
 
@@ -108,7 +110,10 @@ def structured_copy(content: Any) -> tuple[Any, str]:
             declared = block.get("mimeType")
             mime_type = declared if isinstance(declared, str) else DEFAULT_IMAGE_TYPE
             data = block.get("data")
-            return {"encodedBytes": len(data) if isinstance(data, str) else 0, "mimeType": mime_type}, mime_type
+            return {
+                "encodedBytes": len(data) if isinstance(data, str) else 0,
+                "mimeType": mime_type,
+            }, mime_type
     return block_summary(content), BLOCKS_TYPE
 
 
@@ -136,8 +141,10 @@ def block_summary(content: list[Any]) -> dict[str, Any]:
     def entry(block: Any) -> dict[str, Any]:
         block = block if isinstance(block, dict) else {}
         kind, mime_type = block.get("type"), block.get("mimeType")
-        return {"mimeType": mime_type if isinstance(mime_type, str) else None,
-                "type": kind if isinstance(kind, str) else "unknown"}
+        return {
+            "mimeType": mime_type if isinstance(mime_type, str) else None,
+            "type": kind if isinstance(kind, str) else "unknown",
+        }
 
     return {"blockCount": len(content), "blocks": [entry(block) for block in content[:SUMMARISED_BLOCKS]]}
 

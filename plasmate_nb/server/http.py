@@ -177,8 +177,10 @@ async def _respond(send: Any, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-_REQUEST_TIMEOUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                    b"content-length: 16\r\nconnection: close\r\n\r\nRequest Timeout\n")
+_REQUEST_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 16\r\nconnection: close\r\n\r\nRequest Timeout\n"
+)
 
 
 class DeadlineProtocol(H11Protocol):
@@ -251,9 +253,18 @@ class DeadlineProtocol(H11Protocol):
         self.transport.close()  # connection_lost tells a waiting app the client is gone
 
 
-def deadline_protocol(header_timeout: float, body_timeout: float, shutdown_timeout: float) -> type[DeadlineProtocol]:
-    return type("DeadlineProtocol", (DeadlineProtocol,), {
-        "header_timeout": header_timeout, "body_timeout": body_timeout, "shutdown_grace": shutdown_timeout / 2})
+def deadline_protocol(
+    header_timeout: float, body_timeout: float, shutdown_timeout: float
+) -> type[DeadlineProtocol]:
+    return type(
+        "DeadlineProtocol",
+        (DeadlineProtocol,),
+        {
+            "header_timeout": header_timeout,
+            "body_timeout": body_timeout,
+            "shutdown_grace": shutdown_timeout / 2,
+        },
+    )
 
 
 @dataclass
@@ -279,7 +290,9 @@ class HttpServer:
         self.allowed_origins = tuple(normalise_origin(origin) for origin in self.allowed_origins)
         for name in ("header_timeout", "body_timeout", "shutdown_timeout"):
             if not 0 < getattr(self, name) < float("inf"):
-                raise ServerConfigError(f"invalid {name.replace('_', ' ')}: must be a positive number of seconds")
+                raise ServerConfigError(
+                    f"invalid {name.replace('_', ' ')}: must be a positive number of seconds"
+                )
 
     def __repr__(self) -> str:  # the token is a credential: never in a repr
         return f"HttpServer(url={self.url!r})"
@@ -309,7 +322,12 @@ class HttpServer:
     async def start(self) -> HttpServer:
         """Start serving on the running loop; returns once the socket listens (port 0 → a free port)."""
         config = uvicorn.Config(
-            self.asgi_app(), host=self.host, port=self.port, log_level="warning", access_log=False, lifespan="on",
+            self.asgi_app(),
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
             http=deadline_protocol(self.header_timeout, self.body_timeout, self.shutdown_timeout),
             timeout_graceful_shutdown=self.shutdown_timeout,  # type: ignore[arg-type]  # a float works
         )

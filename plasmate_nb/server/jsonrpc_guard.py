@@ -44,7 +44,7 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
         return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     answer_to = request_id if has_id else None
     if message.get("jsonrpc") != "2.0":
-        return _error(answer_to, INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"")
+        return _error(answer_to, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"')
     if "method" in message:
         if not isinstance(message["method"], str):
             return _error(answer_to, INVALID_REQUEST, "Invalid Request: method must be a string")
@@ -53,13 +53,21 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
     try:
         types.jsonrpc_message_adapter.validate_json(frame, by_name=False)
     except ValidationError as exc:
-        unreadable = [error["msg"] for error in exc.errors(include_input=False) if error["type"] == "json_invalid"]
+        unreadable = [
+            error["msg"] for error in exc.errors(include_input=False) if error["type"] == "json_invalid"
+        ]
         if any("recursion limit" in reason for reason in unreadable):
             return _error(answer_to, PARSE_ERROR, TOO_DEEP)
         if unreadable:
-            return _error(answer_to, PARSE_ERROR, "Parse error: the frame is not valid JSON for the server "
-                          "(for example a lone surrogate escape in a string)")
-        return _error(answer_to, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request, notification or response")
+            return _error(
+                answer_to,
+                PARSE_ERROR,
+                "Parse error: the frame is not valid JSON for the server "
+                "(for example a lone surrogate escape in a string)",
+            )
+        return _error(
+            answer_to, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request, notification or response"
+        )
     except RecursionError:
         return _error(answer_to, PARSE_ERROR, TOO_DEEP)
     return None
@@ -100,7 +108,7 @@ def _top_level_id(frame: str | bytes) -> Any:
         bracket = token.group()
         if bracket in "[{":
             if depth == 1:
-                shallow.append(text[start:token.start()] + "0")
+                shallow.append(text[start : token.start()] + "0")
             depth += 1
         elif bracket in "]}":
             depth -= 1

@@ -39,28 +39,67 @@ def _network(text: str) -> str:
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--transport", choices=("stdio", "http", "streamable-http"), default="stdio",
-                        type=lambda name: TRANSPORT_ALIASES.get(name, name),
-                        help="stdio (default) or http: streamable HTTP at /mcp (alias: streamable-http, "
-                             "the reference's name)")
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http", "streamable-http"),
+        default="stdio",
+        type=lambda name: TRANSPORT_ALIASES.get(name, name),
+        help="stdio (default) or http: streamable HTTP at /mcp (alias: streamable-http, "
+        "the reference's name)",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="loopback only: 127.0.0.1, ::1 or localhost")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
-    parser.add_argument("--token", default=None, help="bearer token (else $PLASMATE_NB_MCP_TOKEN, else generated)")
+    parser.add_argument(
+        "--token", default=None, help="bearer token (else $PLASMATE_NB_MCP_TOKEN, else generated)"
+    )
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN")
     parser.add_argument("--max-sessions", type=int, default=10)
     parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS")
-    parser.add_argument("--allow-private-network", action="store_true",
-                        help="let pages reach private, loopback and link-local destinations (blocked by default)")
-    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                        help="let pages reach this host name or IP literal, as written in the URL (repeatable)")
-    parser.add_argument("--allow-network", action="append", default=[], metavar="CIDR", type=_network,
-                        help="let pages reach addresses in this network however they are named, e.g. 10.0.0.0/8 "
-                             "(repeatable)")
-    parser.add_argument("--header-timeout", type=_positive_seconds, default=DEFAULT_HEADER_TIMEOUT, metavar="SECONDS",
-                        help="HTTP: time a client has to send a request's headers (then 408)")
-    parser.add_argument("--body-timeout", type=_positive_seconds, default=DEFAULT_BODY_TIMEOUT, metavar="SECONDS",
-                        help="HTTP: time a client has to send a request's body once its headers are in (then 408)")
-    parser.add_argument("--shutdown-timeout", type=_positive_seconds, default=DEFAULT_SHUTDOWN_TIMEOUT, metavar="SECONDS",
-                        help="HTTP: on SIGTERM/SIGINT, time open requests get to finish before they are cut off")
-    parser.add_argument("--evaluate-result-limit", type=_positive_bytes, default=DEFAULT_EVALUATE_RESULT_LIMIT, metavar="BYTES",
-                        help="largest evaluate result (UTF-8 bytes of its JSON); larger ones are an error")
+    parser.add_argument(
+        "--allow-private-network",
+        action="store_true",
+        help="let pages reach private, loopback and link-local destinations (blocked by default)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="let pages reach this host name or IP literal, as written in the URL (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-network",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        type=_network,
+        help="let pages reach addresses in this network however they are named, e.g. 10.0.0.0/8 (repeatable)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_HEADER_TIMEOUT,
+        metavar="SECONDS",
+        help="HTTP: time a client has to send a request's headers (then 408)",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_BODY_TIMEOUT,
+        metavar="SECONDS",
+        help="HTTP: time a client has to send a request's body once its headers are in (then 408)",
+    )
+    parser.add_argument(
+        "--shutdown-timeout",
+        type=_positive_seconds,
+        default=DEFAULT_SHUTDOWN_TIMEOUT,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM/SIGINT, time open requests get to finish before they are cut off",
+    )
+    parser.add_argument(
+        "--evaluate-result-limit",
+        type=_positive_bytes,
+        default=DEFAULT_EVALUATE_RESULT_LIMIT,
+        metavar="BYTES",
+        help="largest evaluate result (UTF-8 bytes of its JSON); larger ones are an error",
+    )

@@ -6,7 +6,14 @@ from typing import Any
 
 from plasmate_nb.trace.som_walk import find_element, iter_elements
 
-__all__ = ["ACTIONS_BY_ROLE", "INTERACTIVE_ROLES", "elements_table_rows", "find_element", "iter_elements", "page_view"]
+__all__ = [
+    "ACTIONS_BY_ROLE",
+    "INTERACTIVE_ROLES",
+    "elements_table_rows",
+    "find_element",
+    "iter_elements",
+    "page_view",
+]
 
 # docs/contract.md#elements-roles-and-actions: the default actions of each interactive role; other roles have none.
 ACTIONS_BY_ROLE: dict[str, tuple[str, ...]] = {
@@ -27,7 +34,11 @@ def page_view(som: dict[str, Any], url: str | None = None) -> dict[str, Any]:
 
     ``url`` overrides the SOM's own url (the engine may know the final URL better).
     """
-    return {"regions": som.get("regions", []), "title": som.get("title", ""), "url": url or som.get("url", "")}
+    return {
+        "regions": som.get("regions", []),
+        "title": som.get("title", ""),
+        "url": url or som.get("url", ""),
+    }
 
 
 def elements_table_rows(som: dict[str, Any]) -> list[dict[str, Any]]:

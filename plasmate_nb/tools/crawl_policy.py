@@ -47,8 +47,11 @@ from plasmate_nb.trace import compact_json
 from plasmate_nb.trace.compact import truncate_utf8
 
 SCHEMA_VERSION = "plasmate.crawl-policy.v1"
-SPEC_SNAPSHOT = {"standard": "RFC 9309", "checked_at": "2026-07-19",
-                 "source": "https://www.rfc-editor.org/rfc/rfc9309.html"}
+SPEC_SNAPSHOT = {
+    "standard": "RFC 9309",
+    "checked_at": "2026-07-19",
+    "source": "https://www.rfc-editor.org/rfc/rfc9309.html",
+}
 MAX_URL_BYTES = 4096
 MAX_TOKEN_BYTES = 64
 MAX_TIMEOUT_MS = 30_000
@@ -168,8 +171,12 @@ def scan(text: str) -> Scan:
         else:
             result.lines_parsed += 1
             if current is not None and result.advisories_kept < MAX_ADVISORIES:
-                current.advisories.append((truncate_utf8(name, MAX_ADVISORY_NAME_BYTES),
-                                           truncate_utf8(value, MAX_ADVISORY_VALUE_BYTES)))
+                current.advisories.append(
+                    (
+                        truncate_utf8(name, MAX_ADVISORY_NAME_BYTES),
+                        truncate_utf8(value, MAX_ADVISORY_VALUE_BYTES),
+                    )
+                )
                 result.advisories_kept += 1
     return result
 
@@ -218,7 +225,9 @@ def decide(selected: list[Group], target: str) -> tuple[bool, Match | None, int]
             matched += 1
     for rule in rule_set._rules:
         if rule.value.match(quoted):
-            _directive, pattern, group_index = owners.get(id(rule.value), (rule.field, rule.value._pattern, -1))
+            _directive, pattern, group_index = owners.get(
+                id(rule.value), (rule.field, rule.value._pattern, -1)
+            )
             if group_index < 0:  # a rule Protego added itself (an allowed .../index.html also allows .../)
                 group_index = next((g for d, _p, g in rules if d == rule.field), 0)
             return allowed, Match(rule.field, pattern, rule.value._pattern, group_index), matched
@@ -296,40 +305,74 @@ async def crawl_policy(engine: Engine, arguments: Any) -> str:
     source: dict[str, Any] = {"requested_url": robots_url.serialize()}
     text: str | None = None
     try:
-        document = await fetch_document(engine, robots_url.serialize(), max_bytes=MAX_ROBOTS_BYTES,
-                                        max_redirects=MAX_REDIRECTS, deadline=deadline, user_agent=token,
-                                        accept="text/plain, */*", fail_on_http_error=False,
-                                        redirect_check=same_origin)
+        document = await fetch_document(
+            engine,
+            robots_url.serialize(),
+            max_bytes=MAX_ROBOTS_BYTES,
+            max_redirects=MAX_REDIRECTS,
+            deadline=deadline,
+            user_agent=token,
+            accept="text/plain, */*",
+            fail_on_http_error=False,
+            redirect_check=same_origin,
+        )
     except DocumentError as error:
-        classification = {"too_large": "invalid_too_large", "blocked": "blocked_redirect_or_destination",
-                          "cross_origin": "blocked_redirect_or_destination"}.get(error.kind, "unreachable")
-        source.update(classification=classification, content_bytes=0, checks_total=1, checks_completed=0,
-                      checks_failed=1)
+        classification = {
+            "too_large": "invalid_too_large",
+            "blocked": "blocked_redirect_or_destination",
+            "cross_origin": "blocked_redirect_or_destination",
+        }.get(error.kind, "unreachable")
+        source.update(
+            classification=classification,
+            content_bytes=0,
+            checks_total=1,
+            checks_completed=0,
+            checks_failed=1,
+        )
     else:
         status = document.status
         classification = "available" if status < 400 else "unavailable" if status < 500 else "unreachable"
         source.update(final_url=document.url, http_status=status, classification=classification)
         if classification == "available":
-            source["content_type"] = truncate_utf8(document.content_type or "text/html", MAX_CONTENT_TYPE_BYTES)
+            source["content_type"] = truncate_utf8(
+                document.content_type or "text/html", MAX_CONTENT_TYPE_BYTES
+            )
             text = document.body.decode("utf-8", "replace")
         source.update(content_bytes=len(document.body), checks_total=1, checks_completed=1, checks_failed=0)
     report = _report(target, token, source, classification, text)
     return _bounded(report)
 
 
-def _report(target: WebUrl, token: str, source: dict[str, Any], classification: str, text: str | None) -> dict[str, Any]:
+def _report(
+    target: WebUrl, token: str, source: dict[str, Any], classification: str, text: str | None
+) -> dict[str, Any]:
     result = scan(text) if text is not None else Scan()
-    decision: dict[str, Any] = {"allowed": False, "reason": "", "groups_total": len(result.groups),
-                                "groups_selected": 0}
+    decision: dict[str, Any] = {
+        "allowed": False,
+        "reason": "",
+        "groups_total": len(result.groups),
+        "groups_selected": 0,
+    }
     advisories: list[dict[str, Any]] = []
     if classification != "available":
         unavailable = classification == "unavailable"
-        decision.update(allowed=unavailable, reason="robots_unavailable" if unavailable else
-                        "robots_invalid" if classification == "invalid_too_large" else "robots_unreachable")
+        decision.update(
+            allowed=unavailable,
+            reason="robots_unavailable"
+            if unavailable
+            else "robots_invalid"
+            if classification == "invalid_too_large"
+            else "robots_unreachable",
+        )
         decision.update(selected_user_agents=[], rules_considered=0, rules_matched=0)
     elif target.path == "/robots.txt":
-        decision.update(allowed=True, reason="robots_txt_implicitly_allowed", selected_user_agents=[],
-                        rules_considered=0, rules_matched=0)
+        decision.update(
+            allowed=True,
+            reason="robots_txt_implicitly_allowed",
+            selected_user_agents=[],
+            rules_considered=0,
+            rules_matched=0,
+        )
     else:
         selected, specificity = select_groups(result.groups, token)
         decision["groups_selected"] = len(selected)
@@ -349,7 +392,8 @@ def _report(target: WebUrl, token: str, source: dict[str, Any], classification: 
                 decision["matched_rule"] = _matched_rule(match)
         advisories = [
             {"group_index": g.index, "name": name, "value": value, "normative_for_permission": False}
-            for g in selected for name, value in g.advisories
+            for g in selected
+            for name, value in g.advisories
         ][:MAX_ADVISORIES]
     return {
         "schema_version": SCHEMA_VERSION,

@@ -94,7 +94,9 @@ class Dispatcher:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._listeners: list[Listener] = []
-        self.som_cache = SomCache()  # one per dispatcher, shared by its callers (docs/contract.md#the-som-cache)
+        self.som_cache = (
+            SomCache()
+        )  # one per dispatcher, shared by its callers (docs/contract.md#the-som-cache)
         self._handlers: dict[str, Handler] = {spec.name: getattr(self, spec.handler) for spec in TOOLS}
 
     # -- public surface ---------------------------------------------------------------
@@ -146,11 +148,15 @@ class Dispatcher:
         error = result.text if result.is_error else None
         if self._is_live(session):
             after = session.trace.state(session.page_state())
-            session.trace.record(name, attempt.parameters, attempt.target, attempt.before, after, error, duration_ms)
+            session.trace.record(
+                name, attempt.parameters, attempt.target, attempt.before, after, error, duration_ms
+            )
             return result
         if name == "close_page" and attempt.detached is not None:
             detached = attempt.detached
-            detached.record(name, attempt.parameters, None, attempt.before, detached.closed_state(), error, duration_ms)
+            detached.record(
+                name, attempt.parameters, None, attempt.before, detached.closed_state(), error, duration_ms
+            )
             return self._with_final_trace(result, detached, session.id)
         return result  # closed concurrently by something else: the event has no trace to go to
 
@@ -329,7 +335,9 @@ class Dispatcher:
 
     async def _clear_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments = self._session("clear_cookies", arguments, session)
-        cleared = await session.clear_cookies(arguments.get("name"), arguments.get("domain"), arguments.get("url"))
+        cleared = await session.clear_cookies(
+            arguments.get("name"), arguments.get("domain"), arguments.get("url")
+        )
         return {"cleared": cleared, "session_id": session.id}
 
 

@@ -42,7 +42,9 @@ CUTS = {"id": 256, "text": 512, "label": 512, "title": 1024, "url": 4096, "short
 MAX_IMAGE_BYTES = 192 * 1024  # raw PNG bytes
 OUTPUT_BOUND = 512 * 1024
 ENVELOPE_ALLOWANCE = 1024  # _meta, trust and structuredContent keys around the content (bytes)
-INTERACTIVE_ROLES = frozenset({"link", "button", "text_input", "textarea", "select", "checkbox", "radio", "details"})
+INTERACTIVE_ROLES = frozenset(
+    {"link", "button", "text_input", "textarea", "select", "checkbox", "radio", "details"}
+)
 
 TRUST = {
     "classification": "untrusted_web_content",
@@ -66,11 +68,13 @@ def _validate(parsed: dict[str, Any]) -> None:
         raise ActionError(VISUAL_MODE_INVALID)
     selector = parsed["selector"]
     timeout = parsed["screenshot_timeout_ms"]
-    if (len(parsed["url"].encode()) > MAX_URL_BYTES
-            or not WIDTH_RANGE[0] <= parsed["width"] <= WIDTH_RANGE[1]
-            or not HEIGHT_RANGE[0] <= parsed["height"] <= HEIGHT_RANGE[1]
-            or not SCREENSHOT_TIMEOUT_RANGE_MS[0] <= timeout <= SCREENSHOT_TIMEOUT_RANGE_MS[1]
-            or (selector is not None and len(selector.encode()) > MAX_SELECTOR_BYTES)):
+    if (
+        len(parsed["url"].encode()) > MAX_URL_BYTES
+        or not WIDTH_RANGE[0] <= parsed["width"] <= WIDTH_RANGE[1]
+        or not HEIGHT_RANGE[0] <= parsed["height"] <= HEIGHT_RANGE[1]
+        or not SCREENSHOT_TIMEOUT_RANGE_MS[0] <= timeout <= SCREENSHOT_TIMEOUT_RANGE_MS[1]
+        or (selector is not None and len(selector.encode()) > MAX_SELECTOR_BYTES)
+    ):
         raise ActionError(INSPECTION_LIMITS_EXCEEDED)
 
 
@@ -79,8 +83,12 @@ async def inspect_page(engine: Engine, arguments: Any) -> tuple[str, str | None]
     parsed = INSPECT_PAGE.parse(arguments)
     _validate(parsed)
     try:
-        async with temporary_page(engine, parsed["url"], javascript=parsed["javascript"],
-                                  viewport=(parsed["width"], parsed["height"])) as loaded:
+        async with temporary_page(
+            engine,
+            parsed["url"],
+            javascript=parsed["javascript"],
+            viewport=(parsed["width"], parsed["height"]),
+        ) as loaded:
             return await _inspect(loaded, parsed)
     except PageFetchFailed as failure:
         raise ActionError(failed_to_fetch_page(failure.reason)) from None
@@ -153,13 +161,20 @@ def assess(som: dict[str, Any], html: str) -> dict[str, Any]:
     for region in som.get("regions") or ():
         for element in _walk(region.get("elements")):
             text, label = element.get("text"), element.get("label")
-            if (element.get("role") in INTERACTIVE_ROLES or (isinstance(text, str) and text.strip())
-                    or (isinstance(label, str) and label.strip())):
+            if (
+                element.get("role") in INTERACTIVE_ROLES
+                or (isinstance(text, str) and text.strip())
+                or (isinstance(label, str) and label.strip())
+            ):
                 meaningful += 1
     lowered = html.lower()
     canvas = lowered.count("<canvas")
-    image_map = (lowered.count("<map") + lowered.count("usemap=") + lowered.count('type="image"')
-                 + lowered.count("type='image'"))
+    image_map = (
+        lowered.count("<map")
+        + lowered.count("usemap=")
+        + lowered.count('type="image"')
+        + lowered.count("type='image'")
+    )
     reasons = []
     if meaningful == 0:
         reasons.append("meaningful_structure_empty")
@@ -169,13 +184,20 @@ def assess(som: dict[str, Any], html: str) -> dict[str, Any]:
         reasons.append("canvas_heavy_structure")
     if image_map > 0:
         reasons.append("image_map_or_image_control_evidence")
-    return {"meaningful_elements": meaningful, "canvas_elements": canvas,
-            "image_map_or_image_controls": image_map, "insufficient": bool(reasons), "reasons": reasons}
+    return {
+        "meaningful_elements": meaningful,
+        "canvas_elements": canvas,
+        "image_map_or_image_controls": image_map,
+        "insufficient": bool(reasons),
+        "reasons": reasons,
+    }
 
 
 def _compact_element(element: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": truncate_utf8(str(element.get("id", "")), CUTS["id"]),
-                           "role": str(element.get("role", ""))}
+    out: dict[str, Any] = {
+        "id": truncate_utf8(str(element.get("id", "")), CUTS["id"]),
+        "role": str(element.get("role", "")),
+    }
     for name in ("text", "label"):
         value = element.get(name)
         if isinstance(value, str):
@@ -192,8 +214,10 @@ def compact_structure(som: dict[str, Any]) -> dict[str, Any]:
     budget = MAX_ELEMENTS
     compact = []
     for region in regions[:MAX_REGIONS]:
-        entry: dict[str, Any] = {"id": truncate_utf8(str(region.get("id", "")), CUTS["id"]),
-                                 "role": str(region.get("role", "")).lower()}
+        entry: dict[str, Any] = {
+            "id": truncate_utf8(str(region.get("id", "")), CUTS["id"]),
+            "role": str(region.get("role", "")).lower(),
+        }
         if isinstance(region.get("label"), str):
             entry["label"] = truncate_utf8(region["label"], CUTS["label"])
         elements = []

@@ -34,11 +34,20 @@ def viewport_side(value: int) -> int:
     return max(MIN_SIDE, min(MAX_SIDE, value))
 
 
-async def capture(engine: Engine, url: str, *, width: int, height: int, fmt: Literal["png", "jpeg", "webp"], javascript: bool = True,
-                  timeout: float = CAPTURE_TIMEOUT_S) -> bytes:
+async def capture(
+    engine: Engine,
+    url: str,
+    *,
+    width: int,
+    height: int,
+    fmt: Literal["png", "jpeg", "webp"],
+    javascript: bool = True,
+    timeout: float = CAPTURE_TIMEOUT_S,
+) -> bytes:
     """The viewport of ``url`` as image bytes. Raises ActionError (``Failed to fetch …``) or CaptureFailed."""
-    async with temporary_page(engine, url, javascript=javascript,
-                              viewport=(viewport_side(width), viewport_side(height))) as loaded:
+    async with temporary_page(
+        engine, url, javascript=javascript, viewport=(viewport_side(width), viewport_side(height))
+    ) as loaded:
         return await loaded.screenshot(fmt, timeout)
 
 

@@ -119,9 +119,14 @@ class SomCache:
         self.total_html_bytes_avoided += entry.html_bytes
         return entry
 
-    def lookup_selector(self, url: str, selector: str | None, digest: str,
-                        narrow: Callable[[dict[str, Any]], dict[str, Any]], encode: Callable[[Any], str]
-                        ) -> CacheEntry | None:
+    def lookup_selector(
+        self,
+        url: str,
+        selector: str | None,
+        digest: str,
+        narrow: Callable[[dict[str, Any]], dict[str, Any]],
+        encode: Callable[[Any], str],
+    ) -> CacheEntry | None:
         """The filtered SOM of ``selector``: its own entry, else derived from a fresh full entry (stored,
         then looked up again, as the reference counts it)."""
         full = cache_key(url)
@@ -174,7 +179,9 @@ class SomCache:
             "selector_entries": sum(SELECTOR_MARK in key for key in entries),
             "effective_html_entries": sum(e.effective_html is not None for e in entries.values()),
             "total_som_bytes": sum(e.som_bytes for e in entries.values()),
-            "total_webmcp_bytes": sum(len(e.webmcp.encode()) for e in entries.values() if e.webmcp is not None),
+            "total_webmcp_bytes": sum(
+                len(e.webmcp.encode()) for e in entries.values() if e.webmcp is not None
+            ),
             "total_html_bytes": sum(e.html_bytes for e in entries.values()),
             "total_effective_html_bytes": sum(
                 len(e.effective_html.encode()) for e in entries.values() if e.effective_html is not None

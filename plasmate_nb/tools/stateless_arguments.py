@@ -96,18 +96,42 @@ def _convert(spec: Field, value: Any) -> Any:
     return value
 
 
-EXTRACT_TEXT = Params("ExtractTextParams", (
-    required("url", "string"), optional("max_chars", "usize"), optional("selector", "string")))
+EXTRACT_TEXT = Params(
+    "ExtractTextParams",
+    (required("url", "string"), optional("max_chars", "usize"), optional("selector", "string")),
+)
 EXTRACT_LINKS = Params("ExtractLinksParams", (required("url", "string"), optional("selector", "string")))
-ARD_DISCOVER = Params("ArdDiscoverParams", (
-    required("url", "string"), defaulted("timeout_ms", "u64", 10_000)), closed=True)
-CRAWL_POLICY = Params("CrawlPolicyParams", (
-    required("url", "string"), defaulted("product_token", "string", "Plasmate"),
-    defaulted("timeout_ms", "u64", 10_000)), closed=True)
-INSPECT_PAGE = Params("InspectPageParams", (
-    required("url", "string"), defaulted("javascript", "boolean", False), optional("selector", "string"),
-    defaulted("visual_mode", "string", "auto"), defaulted("width", "u32", 1280), defaulted("height", "u32", 720),
-    defaulted("screenshot_timeout_ms", "u64", 5000)), closed=True)
-SCREENSHOT_PAGE = Params("ScreenshotPageParams", (
-    required("url", "string"), defaulted("width", "u32", 1280), defaulted("height", "u32", 720),
-    defaulted("format", "string", "png")))
+ARD_DISCOVER = Params(
+    "ArdDiscoverParams", (required("url", "string"), defaulted("timeout_ms", "u64", 10_000)), closed=True
+)
+CRAWL_POLICY = Params(
+    "CrawlPolicyParams",
+    (
+        required("url", "string"),
+        defaulted("product_token", "string", "Plasmate"),
+        defaulted("timeout_ms", "u64", 10_000),
+    ),
+    closed=True,
+)
+INSPECT_PAGE = Params(
+    "InspectPageParams",
+    (
+        required("url", "string"),
+        defaulted("javascript", "boolean", False),
+        optional("selector", "string"),
+        defaulted("visual_mode", "string", "auto"),
+        defaulted("width", "u32", 1280),
+        defaulted("height", "u32", 720),
+        defaulted("screenshot_timeout_ms", "u64", 5000),
+    ),
+    closed=True,
+)
+SCREENSHOT_PAGE = Params(
+    "ScreenshotPageParams",
+    (
+        required("url", "string"),
+        defaulted("width", "u32", 1280),
+        defaulted("height", "u32", 720),
+        defaulted("format", "string", "png"),
+    ),
+)

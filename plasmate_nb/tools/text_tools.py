@@ -39,8 +39,9 @@ def _narrow(selector: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return narrow
 
 
-async def page_som(engine: Engine, cache: SomCache, url: str, selector: str | None, *,
-                   javascript: bool = True) -> dict[str, Any]:
+async def page_som(
+    engine: Engine, cache: SomCache, url: str, selector: str | None, *, javascript: bool = True
+) -> dict[str, Any]:
     """The SOM of ``url``, narrowed by ``selector``; through the cache when JavaScript is on."""
     narrow = _narrow(selector)
     async with temporary_page(engine, url, javascript=javascript) as loaded:
@@ -55,13 +56,24 @@ async def page_som(engine: Engine, cache: SomCache, url: str, selector: str | No
         html = await loaded.effective_html()
         som = compiled.data
         full = cache_key(loaded.url)
-        cache.store(full, CacheEntry(digest, som, len(compiled.text.encode()), len(loaded.source),
-                                     effective_html=html, webmcp=WEBMCP_EMPTY_JSON))
+        cache.store(
+            full,
+            CacheEntry(
+                digest,
+                som,
+                len(compiled.text.encode()),
+                len(loaded.source),
+                effective_html=html,
+                webmcp=WEBMCP_EMPTY_JSON,
+            ),
+        )
         key = selector_key(loaded.url, selector)
         if key == full:
             return som
         narrowed = narrow(som)
-        cache.store(key, CacheEntry(digest, narrowed, len(compact_json(narrowed).encode()), len(loaded.source)))
+        cache.store(
+            key, CacheEntry(digest, narrowed, len(compact_json(narrowed).encode()), len(loaded.source))
+        )
         return narrowed
 
 
@@ -97,6 +109,7 @@ def cache_status(cache: SomCache) -> str:
 def _elements(som: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Every element in document order: each region's elements, depth-first through ``children``
     and then ``shadow.elements``."""
+
     def walk(element: Any) -> Iterator[dict[str, Any]]:
         if not isinstance(element, dict):
             return

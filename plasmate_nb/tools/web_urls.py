@@ -57,7 +57,11 @@ class WebUrl:
         return f"{self.scheme}://{self.authority}"
 
     def same_origin(self, other: WebUrl) -> bool:
-        return (self.scheme, self.host, self.effective_port) == (other.scheme, other.host, other.effective_port)
+        return (self.scheme, self.host, self.effective_port) == (
+            other.scheme,
+            other.host,
+            other.effective_port,
+        )
 
     def serialize(self, *, fragment: bool = True) -> str:
         userinfo = ""

@@ -136,7 +136,9 @@ async def test_scroll_directions_and_into_view(engine, fixture_server):
         assert await session.scroll("up", 100) == pytest.approx(150)
         bottom = await session.scroll("bottom")
         assert bottom > 1000
-        assert await session.scroll("sideways", 50) == pytest.approx(bottom)  # unknown acts as down; at the end
+        assert await session.scroll("sideways", 50) == pytest.approx(
+            bottom
+        )  # unknown acts as down; at the end
         assert await session.scroll("top") == 0.0
         assert await session.scroll(element_id=eid(session, "far")) == 0.0  # near the top: no move needed
     finally:
@@ -161,26 +163,38 @@ async def test_evaluate_changes_persist_and_show_in_the_som(login):
 
 
 async def test_cookie_round_trip(login, demo):
-    count = await login.set_cookies([
-        {"name": "theme", "value": "dark", "url": demo.base_url},
-        {"name": "lang", "value": "en", "domain": "127.0.0.1", "sameSite": "strict"},
-        {"name": "bad"},                         # no value: skipped
-        {"name": "nodomain", "value": "x"},      # no domain or url: skipped
-    ])
+    count = await login.set_cookies(
+        [
+            {"name": "theme", "value": "dark", "url": demo.base_url},
+            {"name": "lang", "value": "en", "domain": "127.0.0.1", "sameSite": "strict"},
+            {"name": "bad"},  # no value: skipped
+            {"name": "nodomain", "value": "x"},  # no domain or url: skipped
+        ]
+    )
     assert count == 2
     cookies = {c["name"]: c for c in await login.get_cookies()}
     assert set(cookies) == {"theme", "lang"}
     assert cookies["lang"]["sameSite"] == "Strict"
-    assert cookies["theme"] == {"domain": "127.0.0.1", "expires": None, "httpOnly": False, "name": "theme",
-                                "path": "/", "sameSite": "Lax", "secure": False, "size": 9, "value": "dark"}
+    assert cookies["theme"] == {
+        "domain": "127.0.0.1",
+        "expires": None,
+        "httpOnly": False,
+        "name": "theme",
+        "path": "/",
+        "sameSite": "Lax",
+        "secure": False,
+        "size": 9,
+        "value": "dark",
+    }
     seen = await login.evaluate("document.cookie")
     assert set(seen.split("; ")) == {"theme=dark", "lang=en"}
     assert await login.clear_cookies(name="theme") == 1
     assert [c["name"] for c in await login.get_cookies()] == ["lang"]
     assert await login.clear_cookies(name="lang", domain="example.com") == 0
     assert await login.clear_cookies(domain="127.0.0.1", url=demo.base_url + "/") == 1
-    await login.set_cookies([{"name": "a", "value": "1", "url": demo.base_url},
-                             {"name": "b", "value": "2", "url": demo.base_url}])
+    await login.set_cookies(
+        [{"name": "a", "value": "1", "url": demo.base_url}, {"name": "b", "value": "2", "url": demo.base_url}]
+    )
     assert await login.clear_cookies() == 2
     assert await login.get_cookies() == []
 

@@ -43,8 +43,10 @@ def _always_blocked(entry: Entry) -> bool:
 def _inner(entry: Entry) -> list[Entry]:
     """The entries strictly inside ``entry`` (they decide their own addresses)."""
     return [
-        other for other in SPECIAL_PURPOSE
-        if other.network.version == entry.network.version and other.network != entry.network
+        other
+        for other in SPECIAL_PURPOSE
+        if other.network.version == entry.network.version
+        and other.network != entry.network
         and other.network.subnet_of(entry.network)
     ]
 
@@ -75,31 +77,101 @@ def test_table_has_one_entry_per_network() -> None:
     assert len(networks) == len(set(networks))
     assert REFUSED_ALTHOUGH_REACHABLE.issubset(networks)
     assert DECIDED_BY_EMBEDDED_IPV4.issubset(networks)
-    assert all(entry.globally_reachable is True for entry in SPECIAL_PURPOSE
-               if entry.network in REFUSED_ALTHOUGH_REACHABLE)
+    assert all(
+        entry.globally_reachable is True
+        for entry in SPECIAL_PURPOSE
+        if entry.network in REFUSED_ALTHOUGH_REACHABLE
+    )
 
 
 # --- the rules named one by one (an oracle that does not read the table) ---------------------
 
 BLOCKED = [
-    "0.0.0.0", "0.1.2.3", "10.0.0.1", "100.64.0.1", "100.127.255.255", "127.0.0.1", "127.255.255.254",
-    "169.254.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "192.0.0.1", "192.0.0.8", "192.0.0.170",
-    "192.0.0.171", "192.0.0.255", "192.0.2.1", "198.18.0.1", "198.19.255.255", "198.51.100.7",
-    "203.0.113.9", "192.88.99.1", "192.88.99.2", "224.0.0.1", "239.255.255.250", "240.0.0.1",
+    "0.0.0.0",
+    "0.1.2.3",
+    "10.0.0.1",
+    "100.64.0.1",
+    "100.127.255.255",
+    "127.0.0.1",
+    "127.255.255.254",
+    "169.254.0.1",
+    "172.16.0.1",
+    "172.31.255.255",
+    "192.168.1.1",
+    "192.0.0.1",
+    "192.0.0.8",
+    "192.0.0.170",
+    "192.0.0.171",
+    "192.0.0.255",
+    "192.0.2.1",
+    "198.18.0.1",
+    "198.19.255.255",
+    "198.51.100.7",
+    "203.0.113.9",
+    "192.88.99.1",
+    "192.88.99.2",
+    "224.0.0.1",
+    "239.255.255.250",
+    "240.0.0.1",
     "255.255.255.255",
-    "::", "::1", "fc00::1", "fdff:ffff::1", "fe80::1", "febf:ffff::1", "fec0::1", "feff:ffff::1",
-    "ff02::1", "ff0e::fb", "100::1", "100::ffff:ffff:ffff:ffff", "100:0:0:1::1", "2001:db8::1",
-    "3fff::1", "3fff:fff:ffff::1", "2001:2::1", "2001:10::1", "5f00::1", "64:ff9b:1::1",
-    "2001:5::1", "2001:1::4", "4000::1", "::8:0:0:1", "e000::1",
+    "::",
+    "::1",
+    "fc00::1",
+    "fdff:ffff::1",
+    "fe80::1",
+    "febf:ffff::1",
+    "fec0::1",
+    "feff:ffff::1",
+    "ff02::1",
+    "ff0e::fb",
+    "100::1",
+    "100::ffff:ffff:ffff:ffff",
+    "100:0:0:1::1",
+    "2001:db8::1",
+    "3fff::1",
+    "3fff:fff:ffff::1",
+    "2001:2::1",
+    "2001:10::1",
+    "5f00::1",
+    "64:ff9b:1::1",
+    "2001:5::1",
+    "2001:1::4",
+    "4000::1",
+    "::8:0:0:1",
+    "e000::1",
     # decisions: anycast of the local operator, host identity tags
-    "192.0.0.9", "192.0.0.10", "2001:1::1", "2001:1::2", "2001:1::3", "2001:20::1", "2001:30::1",
+    "192.0.0.9",
+    "192.0.0.10",
+    "2001:1::1",
+    "2001:1::2",
+    "2001:1::3",
+    "2001:20::1",
+    "2001:30::1",
 ]
 ALLOWED = [
-    "1.1.1.1", "8.8.8.8", "9.9.9.9", "93.184.215.14", "100.63.255.255", "100.128.0.0", "172.32.0.1",
-    "192.0.1.1", "192.31.196.1", "192.52.193.1", "192.175.48.6", "198.17.255.255", "198.20.0.0",
+    "1.1.1.1",
+    "8.8.8.8",
+    "9.9.9.9",
+    "93.184.215.14",
+    "100.63.255.255",
+    "100.128.0.0",
+    "172.32.0.1",
+    "192.0.1.1",
+    "192.31.196.1",
+    "192.52.193.1",
+    "192.175.48.6",
+    "198.17.255.255",
+    "198.20.0.0",
     "223.255.255.255",
-    "2606:4700:4700::1111", "2001:4860:4860::8888", "2620:fe::fe", "2001:3::1", "2001:4:112::1",
-    "2620:4f:8000::6", "2001:200::1", "2003::1", "2a00:1450::1",
+    "2606:4700:4700::1111",
+    "2001:4860:4860::8888",
+    "2620:fe::fe",
+    "2001:3::1",
+    "2001:4:112::1",
+    "2620:4f:8000::6",
+    "2001:200::1",
+    "2003::1",
+    "2a00:1450::1",
 ]
 METADATA = ["169.254.169.254", "fd00:ec2::254"]
 
@@ -153,7 +225,9 @@ def six_to_four(v4: IPv4Address) -> IPv6Address:
 
 def teredo(server: IPv4Address, client: IPv4Address) -> IPv6Address:
     """Flags 0x8000 and an obfuscated port, the client address inverted (RFC 4380)."""
-    return IPv6Address(0x20010000 << 96 | int(server) << 64 | 0x8000 << 48 | 0xC3FF << 32 | int(client) ^ 0xFFFFFFFF)
+    return IPv6Address(
+        0x20010000 << 96 | int(server) << 64 | 0x8000 << 48 | 0xC3FF << 32 | int(client) ^ 0xFFFFFFFF
+    )
 
 
 GLOBAL_V4 = IPv4Address("93.184.215.14")
@@ -184,18 +258,21 @@ def test_local_use_nat64_is_blocked_and_decoded(v4: IPv4Address) -> None:
     assert is_blocked(address)
 
 
-@pytest.mark.parametrize(("text", "carried"), [
-    ("2002:a9fe:a9fe::", ["169.254.169.254"]),  # 6to4 of the cloud metadata address
-    ("2002:a9fe:a9fe:1234:5678::1", ["169.254.169.254"]),
-    ("::ffff:169.254.169.254", ["169.254.169.254"]),
-    ("::ffff:0:169.254.169.254", ["169.254.169.254"]),
-    ("::169.254.169.254", ["169.254.169.254"]),
-    ("64:ff9b::a9fe:a9fe", ["169.254.169.254"]),
-    ("64:ff9b:1:a9fe:a9:fe00::", ["169.254.169.254", "0.0.0.0"]),  # /48 layout, then /96
-    ("64:ff9b:1:a9fe:a9:fe00:a9fe:a9fe", ["169.254.169.254"]),
-    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", ["192.0.2.45", "65.54.227.120"]),  # RFC 4380 sample
-    ("2001:0:7f00:1:8000:c3ff:a2c1:fefe", ["93.62.1.1", "127.0.0.1"]),
-])
+@pytest.mark.parametrize(
+    ("text", "carried"),
+    [
+        ("2002:a9fe:a9fe::", ["169.254.169.254"]),  # 6to4 of the cloud metadata address
+        ("2002:a9fe:a9fe:1234:5678::1", ["169.254.169.254"]),
+        ("::ffff:169.254.169.254", ["169.254.169.254"]),
+        ("::ffff:0:169.254.169.254", ["169.254.169.254"]),
+        ("::169.254.169.254", ["169.254.169.254"]),
+        ("64:ff9b::a9fe:a9fe", ["169.254.169.254"]),
+        ("64:ff9b:1:a9fe:a9:fe00::", ["169.254.169.254", "0.0.0.0"]),  # /48 layout, then /96
+        ("64:ff9b:1:a9fe:a9:fe00:a9fe:a9fe", ["169.254.169.254"]),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", ["192.0.2.45", "65.54.227.120"]),  # RFC 4380 sample
+        ("2001:0:7f00:1:8000:c3ff:a2c1:fefe", ["93.62.1.1", "127.0.0.1"]),
+    ],
+)
 def test_literal_forms(text: str, carried: list[str]) -> None:
     address = IPv6Address(text)
     assert [str(one) for one in embedded_ipv4s(address)] == carried
@@ -264,29 +341,53 @@ def test_outside_global_unicast_only_carried_ipv4_can_pass(address: IPv6Address)
 # --- parse_address ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("127.0.0.1", "127.0.0.1"),
-    ("93.184.215.14", "93.184.215.14"),
-    ("::1", "::1"),
-    ("[::1]", "::1"),
-    ("[2606:4700:4700::1111]", "2606:4700:4700::1111"),
-    ("::FFFF:169.254.169.254", "::ffff:a9fe:a9fe"),
-    ("fe80::1%eth0", "fe80::1"),
-    ("fe80::1%25eth0", "fe80::1"),  # RFC 6874 spelling in a URL
-    ("[fe80::1%eth0]", "fe80::1"),
-    ("fe80::1%1", "fe80::1"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("93.184.215.14", "93.184.215.14"),
+        ("::1", "::1"),
+        ("[::1]", "::1"),
+        ("[2606:4700:4700::1111]", "2606:4700:4700::1111"),
+        ("::FFFF:169.254.169.254", "::ffff:a9fe:a9fe"),
+        ("fe80::1%eth0", "fe80::1"),
+        ("fe80::1%25eth0", "fe80::1"),  # RFC 6874 spelling in a URL
+        ("[fe80::1%eth0]", "fe80::1"),
+        ("fe80::1%1", "fe80::1"),
+    ],
+)
 def test_parse_literals(text: str, expected: str) -> None:
     parsed = parse_address(text)
     assert parsed == ip_address(expected)
     assert str(parsed) == str(ip_address(expected))  # the zone is gone
 
 
-@pytest.mark.parametrize("text", [
-    "", "localhost", "host.test", "[]", "[::1", "::1]", "[1.2.3.4]", "1.2.3.4%eth0", "fe80::1%",
-    "[::1]:80", "::1/128", "10.0.0.0/8", "127.1", "0x7f.0.0.1", "2130706433", "01.2.3.4",
-    " 1.2.3.4", "1.2.3.4.", "1.2.3.4.5", "256.0.0.1", ":::",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "localhost",
+        "host.test",
+        "[]",
+        "[::1",
+        "::1]",
+        "[1.2.3.4]",
+        "1.2.3.4%eth0",
+        "fe80::1%",
+        "[::1]:80",
+        "::1/128",
+        "10.0.0.0/8",
+        "127.1",
+        "0x7f.0.0.1",
+        "2130706433",
+        "01.2.3.4",
+        " 1.2.3.4",
+        "1.2.3.4.",
+        "1.2.3.4.5",
+        "256.0.0.1",
+        ":::",
+    ],
+)
 def test_parse_non_addresses(text: str) -> None:
     assert parse_address(text) is None
 

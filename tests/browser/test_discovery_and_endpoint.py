@@ -28,7 +28,9 @@ def test_explicit_executable_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert find_chromium().source == "env" and find_chromium().executable == system
 
 
-def test_a_wrong_explicit_executable_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_wrong_explicit_executable_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv(ENV_EXECUTABLE, str(tmp_path / "no-such-browser"))
     with pytest.raises(BrowserNotFound, match="is not an executable file") as caught:
         find_chromium()
@@ -70,8 +72,14 @@ async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Pat
     )  # fmt: skip
     try:
         await _wait_for_devtools(port)
-        engine = Engine(EngineConfig(endpoint=f"http://127.0.0.1:{port}", allow_private_network=False,
-                                     allowed_networks=("127.0.0.1/32",), navigation_timeout=5))
+        engine = Engine(
+            EngineConfig(
+                endpoint=f"http://127.0.0.1:{port}",
+                allow_private_network=False,
+                allowed_networks=("127.0.0.1/32",),
+                navigation_timeout=5,
+            )
+        )
         try:
             session = await engine.open(demo.url("/login.html"), trace=True)
             assert session.view()["title"] == "Sign in"
@@ -80,7 +88,9 @@ async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Pat
             blocked = demo.url("/login.html").replace("127.0.0.1", "127.0.0.2")
             with pytest.raises(EngineError, match=r"Outbound URL blocked: address 127\.0\.0\.2"):
                 await session.navigate(blocked)
-            assert [r.host for r in engine.gate.refusals()] == ["127.0.0.2"] * len(engine.gate.refusals()) != []
+            assert (
+                [r.host for r in engine.gate.refusals()] == ["127.0.0.2"] * len(engine.gate.refusals()) != []
+            )
             await engine.close_session(session.id)
         finally:
             await engine.aclose()

@@ -60,7 +60,9 @@ class Destination:
             writer.close()
 
 
-async def exchange(gate: EgressGate, raw: bytes, *, until: bytes = b"\r\n\r\n", timeout: float = 5.0) -> bytes:
+async def exchange(
+    gate: EgressGate, raw: bytes, *, until: bytes = b"\r\n\r\n", timeout: float = 5.0
+) -> bytes:
     """Send ``raw`` to the gate and read until ``until`` (or the gate closes)."""
     port = int(gate.server.rsplit(":", 1)[1])
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -107,11 +109,16 @@ async def test_a_refused_request_reaches_nothing_and_says_why(destinations):
     _allowed, blocked = destinations
     gate = await make_gate()
     try:
-        answer = await exchange(gate, f"GET http://{BLOCKED}:{blocked.port}/latest/meta-data HTTP/1.1\r\n"
-                                      f"Host: {BLOCKED}:{blocked.port}\r\n\r\n".encode())
+        answer = await exchange(
+            gate,
+            f"GET http://{BLOCKED}:{blocked.port}/latest/meta-data HTTP/1.1\r\n"
+            f"Host: {BLOCKED}:{blocked.port}\r\n\r\n".encode(),
+        )
         assert answer.startswith(b"HTTP/1.1 403 ")
         assert f"{MARKER}: refused".encode() in answer
-        assert f"{REASON}: Outbound URL blocked: address {BLOCKED} is not globally routable".encode() in answer
+        assert (
+            f"{REASON}: Outbound URL blocked: address {BLOCKED} is not globally routable".encode() in answer
+        )
         assert b"meta-data" not in answer  # the path is nobody's business
         assert (blocked.connections, blocked.received) == (0, b"")
         assert [(r.host, r.port) for r in gate.refusals()] == [(BLOCKED, blocked.port)]
@@ -123,8 +130,10 @@ async def test_a_refused_tunnel_reaches_nothing(destinations):
     _allowed, blocked = destinations
     gate = await make_gate()
     try:
-        answer = await exchange(gate, f"CONNECT {BLOCKED}:{blocked.port} HTTP/1.1\r\n"
-                                      f"Host: {BLOCKED}:{blocked.port}\r\n\r\n".encode())
+        answer = await exchange(
+            gate,
+            f"CONNECT {BLOCKED}:{blocked.port} HTTP/1.1\r\nHost: {BLOCKED}:{blocked.port}\r\n\r\n".encode(),
+        )
         assert answer.startswith(b"HTTP/1.1 403 ")
         assert (blocked.connections, blocked.received) == (0, b"")
     finally:
@@ -135,8 +144,12 @@ async def test_a_tunnel_to_an_allowed_address_carries_bytes_both_ways(destinatio
     allowed, _blocked = destinations
     gate = await make_gate()
     try:
-        answer = await exchange(gate, f"CONNECT {ALLOWED}:{allowed.port} HTTP/1.1\r\nHost: x\r\n\r\n"
-                                      f"GET / HTTP/1.1\r\nHost: x\r\n\r\n".encode(), until=b"ok")
+        answer = await exchange(
+            gate,
+            f"CONNECT {ALLOWED}:{allowed.port} HTTP/1.1\r\nHost: x\r\n\r\n"
+            f"GET / HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+            until=b"ok",
+        )
         assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(RESPONSE)
         assert allowed.received == b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"  # the tunnel adds nothing
     finally:
@@ -154,12 +167,16 @@ async def test_a_name_is_resolved_once_per_request_and_only_the_checked_address_
 
     gate = await make_gate(resolver=rebinding)
     try:
-        request = f"GET http://rebind.test:{allowed.port}/ HTTP/1.1\r\nHost: rebind.test:{allowed.port}\r\n\r\n"
+        request = (
+            f"GET http://rebind.test:{allowed.port}/ HTTP/1.1\r\nHost: rebind.test:{allowed.port}\r\n\r\n"
+        )
         first = await exchange(gate, request.encode())
         second = await exchange(gate, request.encode())
         mixed = await exchange(gate, request.encode())
         assert first.endswith(OK) and b"host: rebind.test" in allowed.received.lower()
-        assert second.startswith(b"HTTP/1.1 403 ") and mixed.startswith(b"HTTP/1.1 403 ")  # every address checked
+        assert second.startswith(b"HTTP/1.1 403 ") and mixed.startswith(
+            b"HTTP/1.1 403 "
+        )  # every address checked
         assert asked == ["rebind.test"] * 3
         assert (blocked.connections, blocked.received) == (0, b"")
     finally:
@@ -170,8 +187,10 @@ async def test_one_proxy_connection_checks_every_request_on_it(destinations):
     allowed, blocked = destinations
     gate = await make_gate()
     try:
-        two = (f"GET http://{ALLOWED}:{allowed.port}/a HTTP/1.1\r\nHost: a\r\n\r\n"
-               f"GET http://{BLOCKED}:{blocked.port}/b HTTP/1.1\r\nHost: b\r\n\r\n").encode()
+        two = (
+            f"GET http://{ALLOWED}:{allowed.port}/a HTTP/1.1\r\nHost: a\r\n\r\n"
+            f"GET http://{BLOCKED}:{blocked.port}/b HTTP/1.1\r\nHost: b\r\n\r\n"
+        ).encode()
         answer = await exchange(gate, two, until=b"is not globally routable\n")
         assert answer.startswith(b"HTTP/1.1 200 ") and b"HTTP/1.1 403 " in answer
         assert (blocked.connections, blocked.received) == (0, b"")
@@ -214,18 +233,23 @@ async def test_a_destination_that_never_answers_is_bounded(destinations):
     allowed.answer = lambda n: b""  # reads the request, answers nothing, keeps the connection open
     gate = await make_gate(upstream_idle=0.3)
     try:
-        answer = await exchange(gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode())
+        answer = await exchange(
+            gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        )
         assert answer.startswith(b"HTTP/1.1 502 ") and answer.endswith(b"net::ERR_TIMED_OUT\n")
     finally:
         await gate.aclose()
 
 
-@pytest.mark.parametrize("raw", [
-    b"GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
-    b"GET /relative HTTP/1.1\r\nHost: a\r\n\r\n",
-    b"GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: a\r\nX-Big: " + b"a" * (400 * 1024) + b"\r\n\r\n",
-    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,  # TLS straight at the proxy
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"GET /relative HTTP/1.1\r\nHost: a\r\n\r\n",
+        b"GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: a\r\nX-Big: " + b"a" * (400 * 1024) + b"\r\n\r\n",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + b"\x00" * 64,  # TLS straight at the proxy
+    ],
+)
 async def test_malformed_requests_are_answered_or_closed_never_forwarded(destinations, raw):
     allowed, blocked = destinations
     gate = await make_gate()
@@ -234,7 +258,9 @@ async def test_malformed_requests_are_answered_or_closed_never_forwarded(destina
         assert answer == b"" or answer.startswith(b"HTTP/1.1 400 ")
         assert allowed.connections == blocked.connections == 0
         assert gate.server  # still serving
-        ok = await exchange(gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode())
+        ok = await exchange(
+            gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        )
         assert ok.endswith(OK)
     finally:
         await gate.aclose()
@@ -258,8 +284,10 @@ async def test_request_and_response_bodies_are_reframed_not_passed_through(desti
     allowed.answer = lambda n: b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n"
     gate = await make_gate()
     try:
-        raw = (f"POST http://{ALLOWED}:{allowed.port}/form HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
-               "Proxy-Connection: keep-alive\r\n\r\n3\r\nabc\r\n0\r\n\r\n").encode()
+        raw = (
+            f"POST http://{ALLOWED}:{allowed.port}/form HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+            "Proxy-Connection: keep-alive\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        ).encode()
         answer = await exchange(gate, raw, until=b"0\r\n\r\n")
         assert answer.startswith(b"HTTP/1.1 200 ") and b"hi" in answer
         assert allowed.received.startswith(b"POST /form HTTP/1.1\r\n")  # origin-form upstream
@@ -268,16 +296,21 @@ async def test_request_and_response_bodies_are_reframed_not_passed_through(desti
         await gate.aclose()
 
 
-@pytest.mark.parametrize(("reply", "error"), [
-    (lambda n: b"SSH-2.0-OpenSSH_9.2\r\n\r\n", b"net::ERR_INVALID_HTTP_RESPONSE"),
-    (lambda n: None, b"net::ERR_EMPTY_RESPONSE"),
-])
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (lambda n: b"SSH-2.0-OpenSSH_9.2\r\n\r\n", b"net::ERR_INVALID_HTTP_RESPONSE"),
+        (lambda n: None, b"net::ERR_EMPTY_RESPONSE"),
+    ],
+)
 async def test_a_destination_that_does_not_speak_http_reads_as_a_network_error(destinations, reply, error):
     allowed, _blocked = destinations
     allowed.answer = reply
     gate = await make_gate()
     try:
-        answer = await exchange(gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode())
+        answer = await exchange(
+            gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        )
         assert answer.startswith(b"HTTP/1.1 502 ") and answer.endswith(error + b"\n")
     finally:
         await gate.aclose()

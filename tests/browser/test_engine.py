@@ -12,9 +12,22 @@ import pytest_asyncio
 from plasmate_nb.browser import Engine, EngineConfig, EngineError
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=3, evaluate_timeout=3, settle_timeout=1)
-SESSION_KEYS = ["session_id", "url", "title", "age_ms", "idle_ms", "has_page", "has_structured_data",
-                "has_effective_html", "node_count", "html_bytes", "effective_html_bytes", "som_bytes",
-                "element_count", "interactive_count"]
+SESSION_KEYS = [
+    "session_id",
+    "url",
+    "title",
+    "age_ms",
+    "idle_ms",
+    "has_page",
+    "has_structured_data",
+    "has_effective_html",
+    "node_count",
+    "html_bytes",
+    "effective_html_bytes",
+    "som_bytes",
+    "element_count",
+    "interactive_count",
+]
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -67,13 +80,23 @@ async def test_ids_trace_and_lookup(engine, demo):
 
 async def test_status_payload_shape(engine, demo):
     empty = engine.status()
-    assert list(empty) == ["active_sessions", "max_sessions", "available_sessions", "oldest_session_age_ms",
-                           "longest_idle_ms", "sessions"]
+    assert list(empty) == [
+        "active_sessions",
+        "max_sessions",
+        "available_sessions",
+        "oldest_session_age_ms",
+        "longest_idle_ms",
+        "sessions",
+    ]
     assert empty["sessions"] == [] and empty["available_sessions"] == 10
     sessions = [await engine.open(demo.url("/login.html")), await engine.open(demo.url("/index.html"))]
     try:
         status = engine.status()
-        assert status["active_sessions"] == 2 and status["max_sessions"] == 10 and status["available_sessions"] == 8
+        assert (
+            status["active_sessions"] == 2
+            and status["max_sessions"] == 10
+            and status["available_sessions"] == 8
+        )
         rows = status["sessions"]
         assert [row["session_id"] for row in rows] == sorted(s.id for s in sessions)
         for row in rows:

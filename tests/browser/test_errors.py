@@ -24,7 +24,11 @@ ELEMENT_ACTIONS = {
     "toggle": lambda s, i: s.toggle(i),
     "clear": lambda s, i: s.clear(i),
 }
-PAGE_ACTIONS = {**ELEMENT_ACTIONS, "evaluate": lambda s, i: s.evaluate("1"), "page_scroll": lambda s, i: s.scroll()}
+PAGE_ACTIONS = {
+    **ELEMENT_ACTIONS,
+    "evaluate": lambda s, i: s.evaluate("1"),
+    "page_scroll": lambda s, i: s.scroll(),
+}
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -56,8 +60,14 @@ async def test_unknown_session(engine):
 async def test_no_page_loaded_comes_before_element_checks(engine, action):
     # A session whose open has not navigated yet (the window docs/contract.md#browser-engine leaves before the first page).
     context = await engine._new_context()
-    session = BrowserSession(session_id="s", trace=TraceLog(enabled=False), context=context,
-                             config=engine.config, policy=engine.policy, gate=engine.gate)
+    session = BrowserSession(
+        session_id="s",
+        trace=TraceLog(enabled=False),
+        context=context,
+        config=engine.config,
+        policy=engine.policy,
+        gate=engine.gate,
+    )
     try:
         await session.start_page()
         with pytest.raises(ActionError) as info:

@@ -36,15 +36,21 @@ async def probes(allow_listed, fixture_server):
     await allow_listed.close_session(session.id)
 
 
-@pytest.mark.parametrize(("url", "reason"), [
-    ("http://127.0.0.1:{port}/index.html", "address 127.0.0.1 is not globally routable"),
-    ("http://localhost:{port}/index.html", "address 127.0.0.1 is not globally routable"),
-    ("http://169.254.169.254/latest/meta-data", "address 169.254.169.254 is not globally routable"),
-    ("http://[::1]:{port}/", "address ::1 is not globally routable"),
-    ("http://10.1.2.3/", "address 10.1.2.3 is not globally routable"),
-    ("file:///etc/passwd", "outbound URL scheme 'file' is not allowed; only http and https are permitted"),
-    ("http://user:pw@127.0.0.1:{port}/", "outbound URLs containing credentials are not allowed"),
-])
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:{port}/index.html", "address 127.0.0.1 is not globally routable"),
+        ("http://localhost:{port}/index.html", "address 127.0.0.1 is not globally routable"),
+        ("http://169.254.169.254/latest/meta-data", "address 169.254.169.254 is not globally routable"),
+        ("http://[::1]:{port}/", "address ::1 is not globally routable"),
+        ("http://10.1.2.3/", "address 10.1.2.3 is not globally routable"),
+        (
+            "file:///etc/passwd",
+            "outbound URL scheme 'file' is not allowed; only http and https are permitted",
+        ),
+        ("http://user:pw@127.0.0.1:{port}/", "outbound URLs containing credentials are not allowed"),
+    ],
+)
 async def test_direct_open_is_blocked(closed_engine, demo, url, reason):
     url = url.format(port=demo.base_url.rsplit(":", 1)[1])
     with pytest.raises(EngineError) as info:
@@ -80,8 +86,10 @@ async def test_link_click_to_a_loopback_name_is_blocked(probes):
 async def test_script_navigation_is_blocked(probes):
     with pytest.raises(ActionError) as info:
         await probes.click(eid(probes, "script-nav"))
-    assert str(info.value) == ("Navigation failed: Outbound URL blocked: address 127.0.0.2 is not globally routable"
-                               + DESTINATION_HINT)
+    assert str(info.value) == (
+        "Navigation failed: Outbound URL blocked: address 127.0.0.2 is not globally routable"
+        + DESTINATION_HINT
+    )
     with pytest.raises(ActionError, match="Outbound URL blocked"):
         await probes.evaluate("location.href = 'http://localhost:' + location.port + '/'")
     assert await probes.evaluate("location.pathname") == "/browser/policy.html"
@@ -101,9 +109,12 @@ async def test_redirects_to_loopback_are_blocked_at_every_hop(probes, demo):
 async def test_subresources_pass_the_gate_too(probes, allow_listed):
     mark = allow_listed.gate.mark()
     await probes.evaluate(
-        "fetch('http://localhost:' + location.port + '/browser/target.html', {mode: 'no-cors'}).then(() => 1, () => 0)")
+        "fetch('http://localhost:' + location.port + '/browser/target.html', {mode: 'no-cors'}).then(() => 1, () => 0)"
+    )
     refused = [r for r in allow_listed.gate.refusals() if r.serial > mark]
-    assert [(r.host, r.reason) for r in refused] == [("localhost", "address 127.0.0.1 is not globally routable")]
+    assert [(r.host, r.reason) for r in refused] == [
+        ("localhost", "address 127.0.0.1 is not globally routable")
+    ]
     same = await probes.evaluate("fetch('/browser/target.html').then(r => r.status)")
     assert same == 200
 

@@ -47,7 +47,9 @@ async def test_endless_evaluate_is_bounded(engine, demo):
 
 
 async def test_never_loading_page_times_out_and_leaves_no_session(engine, demo):
-    with pytest.raises(EngineError, match=r"^Failed to fetch http://127\.0\.0\.1:\d+/…: Timeout after 2000ms$"):
+    with pytest.raises(
+        EngineError, match=r"^Failed to fetch http://127\.0\.0\.1:\d+/…: Timeout after 2000ms$"
+    ):
         await engine.open(demo.url("/faults/slow"))
     assert engine.sessions() == []
 

@@ -33,16 +33,23 @@ def site() -> Iterator[Site]:
 
 @pytest.fixture(scope="session")
 def resolver() -> ScriptedResolver:
-    return ScriptedResolver({
-        "blocked.test": [[BLOCKED_IP]],
-        "allowed.test": [[ALLOWED_IP]],
-    })
+    return ScriptedResolver(
+        {
+            "blocked.test": [[BLOCKED_IP]],
+            "allowed.test": [[ALLOWED_IP]],
+        }
+    )
 
 
 @pytest_asyncio.fixture(scope="module")
 async def engine(resolver: ScriptedResolver) -> AsyncIterator[Engine]:
-    config = EngineConfig(allow_private_network=False, allowed_networks=(f"{ALLOWED_IP}/32",),
-                          resolver=resolver, max_sessions=4, **TIMEOUTS)
+    config = EngineConfig(
+        allow_private_network=False,
+        allowed_networks=(f"{ALLOWED_IP}/32",),
+        resolver=resolver,
+        max_sessions=4,
+        **TIMEOUTS,
+    )
     async with Engine(config) as running:
         yield running
 
@@ -83,11 +90,15 @@ class Refusals:
         self._since = max((refusal.serial for refusal in self._gate.refusals()), default=0)
 
     def of(self, host: str, port: int) -> list[object]:
-        return [refusal for refusal in self._gate.refusals()
-                if refusal.serial > self._since and (refusal.host, refusal.port) == (host, port)]
+        return [
+            refusal
+            for refusal in self._gate.refusals()
+            if refusal.serial > self._since and (refusal.host, refusal.port) == (host, port)
+        ]
 
     async def wait(self, host: str, port: int, count: int = 1, timeout: float = 10.0) -> list[object]:
         """Until the gate has refused ``host:port`` at least ``count`` times; returns them."""
+
         def enough() -> list[object]:
             found = self.of(host, port)
             return found if len(found) >= count else []

@@ -30,10 +30,13 @@ BLOCKED_IP = "127.0.0.2"
 PAGES = Path(__file__).parent / "pages"
 IDLE_SECONDS = 10.0  # a recorded connection that stays silent this long is closed
 NOT_ROUTABLE = f"address {BLOCKED_IP} is not globally routable"
-LEAK_ANSWER = b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\nLEAKED"
+LEAK_ANSWER = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\nLEAKED"
+)
 
 
 # ----- waiting -------------------------------------------------------------------------------------
+
 
 async def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "the condition") -> Any:
     """Poll ``predicate`` until it returns something truthy (returned); fail after ``timeout`` s."""
@@ -49,6 +52,7 @@ async def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: 
 
 
 # ----- recorders ------------------------------------------------------------------------------------
+
 
 @dataclass
 class Contact:
@@ -164,6 +168,7 @@ class UdpListener(Recorder):
 
 # ----- the allowed origin ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Hit:
     method: str
@@ -255,8 +260,13 @@ class Origin:
         return text.encode()
 
 
-def _send(request: http.server.BaseHTTPRequestHandler, status: int, body: bytes = b"",
-          kind: str = "text/plain", location: str | None = None) -> None:
+def _send(
+    request: http.server.BaseHTTPRequestHandler,
+    status: int,
+    body: bytes = b"",
+    kind: str = "text/plain",
+    location: str | None = None,
+) -> None:
     request.send_response(status)
     request.send_header("content-type", kind)
     request.send_header("content-length", str(len(body)))
@@ -271,6 +281,7 @@ def _send(request: http.server.BaseHTTPRequestHandler, status: int, body: bytes 
 
 
 # ----- the whole site ------------------------------------------------------------------------------------
+
 
 class Site:
     """The origin, its listeners, and the blocked side.
@@ -291,17 +302,19 @@ class Site:
         self.blocked_turn = TcpListener("blocked-turn", BLOCKED_IP)
         self.blocked_udp = UdpListener("blocked-udp", BLOCKED_IP)
         port = self.origin.port
-        self.origin.values.update({
-            "origin": self.origin.base,
-            "port": str(port),
-            "blocked": f"http://{BLOCKED_IP}:{port}",
-            "blocked_name": f"http://blocked.test:{port}",
-            "allowed_tcp_port": str(self.allowed_tcp.port),
-            "allowed_udp_port": str(self.allowed_udp.port),
-            "blocked_ws_port": str(self.blocked_ws.port),
-            "blocked_turn_port": str(self.blocked_turn.port),
-            "blocked_udp_port": str(self.blocked_udp.port),
-        })
+        self.origin.values.update(
+            {
+                "origin": self.origin.base,
+                "port": str(port),
+                "blocked": f"http://{BLOCKED_IP}:{port}",
+                "blocked_name": f"http://blocked.test:{port}",
+                "allowed_tcp_port": str(self.allowed_tcp.port),
+                "allowed_udp_port": str(self.allowed_udp.port),
+                "blocked_ws_port": str(self.blocked_ws.port),
+                "blocked_turn_port": str(self.blocked_turn.port),
+                "blocked_udp_port": str(self.blocked_udp.port),
+            }
+        )
 
     @property
     def blocked(self) -> tuple[Recorder, ...]:
@@ -330,6 +343,7 @@ class BlockedSide:
 
 
 # ----- DNS the tests control -------------------------------------------------------------------------------
+
 
 class ScriptedResolver:
     """The gate's resolver: each name answers from its script (the last answer repeats);

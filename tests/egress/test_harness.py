@@ -53,9 +53,15 @@ async def test_the_origin_serves_chains_and_a_hop_that_flips(site) -> None:
     key = unique("k")
     flip = site.url(f"/flip?k={key}")
     assert await asyncio.to_thread(_get, flip) == (200, None)
-    assert await asyncio.to_thread(_get, flip) == (302, f"http://{BLOCKED_IP}:{site.origin.port}/flip-leak?k={key}")
+    assert await asyncio.to_thread(_get, flip) == (
+        302,
+        f"http://{BLOCKED_IP}:{site.origin.port}/flip-leak?k={key}",
+    )
     assert len(site.origin.hits(f"/flip?k={key}")) == 2
-    assert await asyncio.to_thread(_get, site.url("/chain?n=3&to=%2Fok%2Fend")) == (302, "/chain?n=2&to=%2Fok%2Fend")
+    assert await asyncio.to_thread(_get, site.url("/chain?n=3&to=%2Fok%2Fend")) == (
+        302,
+        "/chain?n=2&to=%2Fok%2Fend",
+    )
     assert await asyncio.to_thread(_get, site.url("/chain?n=1&to=%2Fok%2Fend")) == (302, "/ok/end")
     assert await asyncio.to_thread(_get, site.url("/blank.html")) == (200, None)
 

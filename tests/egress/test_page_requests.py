@@ -31,7 +31,9 @@ async def test_fetch_xhr_images_and_frames(site, open_session, refusals, blocked
 async def test_dedicated_and_service_workers(site, open_session, refusals, blocked) -> None:
     key = unique("worker")
     session = await open_session(site.url(f"/workers.html?k={key}"))
-    worker, service_worker = await session.evaluate("Promise.all([window.workerResult, window.serviceWorkerResult])")
+    worker, service_worker = await session.evaluate(
+        "Promise.all([window.workerResult, window.serviceWorkerResult])"
+    )
     assert (worker[0], service_worker) == (200, "registered")
     await wait_until(lambda: site.origin.hits(f"/ok/worker-{key}"), what="the worker's control fetch")
     await wait_until(lambda: site.origin.hits(f"/ok/sw-{key}"), what="the service worker's control fetch")
@@ -61,8 +63,9 @@ async def test_form_post_is_traced_as_policy(site, call, refusals, blocked) -> N
     opened = await call.ok("open_page", url=site.url(f"/form.html?k={unique('traced')}"), trace=True)
     sid = opened["session_id"]
     try:
-        message = await call.error("click", {"session_id": sid,
-                                             "element_id": element_id(opened, "button", "Send there")})
+        message = await call.error(
+            "click", {"session_id": sid, "element_id": element_id(opened, "button", "Send there")}
+        )
         assert message.startswith("Navigation failed: " + BLOCKED)
         await refusals.wait(BLOCKED_IP, site.origin.port)
         event = (await call.export(sid))["events"][-1]

@@ -25,7 +25,8 @@ async def test_a_name_rebound_after_the_page_loaded(site, resolver, open_session
 
     secret = unique("/ok/secret-")
     status, marker, body = await session.evaluate(
-        f"fetch('{secret}').then(r => r.text().then(t => [r.status, r.headers.get('x-plasmate-egress'), t]))")
+        f"fetch('{secret}').then(r => r.text().then(t => [r.status, r.headers.get('x-plasmate-egress'), t]))"
+    )
     assert (status, marker) == (403, "refused")  # same origin: the page reads the gate's answer
     assert NOT_ROUTABLE in body
     await refusals.wait(name, site.origin.port)
@@ -35,8 +36,9 @@ async def test_a_name_rebound_after_the_page_loaded(site, resolver, open_session
 
 
 @pytest.mark.parametrize("answer", [[ALLOWED_IP, BLOCKED_IP], [BLOCKED_IP, ALLOWED_IP]])
-async def test_every_address_of_an_answer_is_checked(site, resolver, open_session, call, refusals, blocked,
-                                                     answer) -> None:
+async def test_every_address_of_an_answer_is_checked(
+    site, resolver, open_session, call, refusals, blocked, answer
+) -> None:
     clean, mixed = unique("clean-") + ".test", unique("mixed-") + ".test"
     resolver.script(clean, [ALLOWED_IP])
     resolver.script(mixed, answer)
@@ -53,7 +55,9 @@ async def test_every_address_of_an_answer_is_checked(site, resolver, open_sessio
     opened = await call.ok("open_page", url=f"http://{clean}:{port}/blank.html", trace=True)
     sid = opened["session_id"]
     try:
-        assert BLOCKED in await call.error("navigate_to", {"session_id": sid, "url": f"http://{mixed}:{port}/x"})
+        assert BLOCKED in await call.error(
+            "navigate_to", {"session_id": sid, "url": f"http://{mixed}:{port}/x"}
+        )
         event = (await call.export(sid))["events"][-1]
         assert (event["action"], event["outcome"], event["error_class"]) == ("navigate_to", "error", "policy")
     finally:
@@ -61,8 +65,9 @@ async def test_every_address_of_an_answer_is_checked(site, resolver, open_sessio
     blocked.assert_untouched()
 
 
-async def test_a_refused_subresource_leaves_the_loaded_page_alone(site, resolver, open_session, refusals,
-                                                                  blocked) -> None:
+async def test_a_refused_subresource_leaves_the_loaded_page_alone(
+    site, resolver, open_session, refusals, blocked
+) -> None:
     """Contract: refused subresources just fail. The page itself came from 127.0.0.1; its own
     same-origin image, requested while it loads after the name was rebound, is refused — and
     opening the page still succeeds."""

@@ -24,7 +24,9 @@ def flip_url(site, key: str) -> str:
     return site.url("/redirect?to=" + quote(f"/flip?k={key}", safe=""))
 
 
-async def test_a_hop_answering_differently_the_second_time_navigated(site, open_session, refusals, blocked) -> None:
+async def test_a_hop_answering_differently_the_second_time_navigated(
+    site, open_session, refusals, blocked
+) -> None:
     key = unique("nav")
     session = await open_session(flip_url(site, key))
     blocked.assert_untouched()
@@ -40,7 +42,9 @@ async def test_a_hop_answering_differently_the_second_time_navigated(site, open_
     blocked.assert_untouched()
 
 
-async def test_a_hop_answering_differently_the_second_time_clicked(site, open_session, refusals, blocked) -> None:
+async def test_a_hop_answering_differently_the_second_time_clicked(
+    site, open_session, refusals, blocked
+) -> None:
     key = unique("click")
     session = await open_session(site.url("/link.html?to=" + quote(flip_url(site, key), safe="")))
     await session.click(eid(session, "go"))
@@ -81,15 +85,17 @@ async def test_redirect_chains_to_the_blocked_host(site, open_session, refusals,
 
 async def test_refused_navigations_are_traced_as_policy(site, call, refusals, blocked) -> None:
     key = unique("traced")
-    opened = await call.ok("open_page", url=site.url("/link.html?to=" + quote(flip_url(site, key), safe="")),
-                           trace=True)
+    opened = await call.ok(
+        "open_page", url=site.url("/link.html?to=" + quote(flip_url(site, key), safe="")), trace=True
+    )
     sid = opened["session_id"]
     try:
         clicked = await call.ok("click", session_id=sid, element_id=element_id(opened, "link", "go"))
         blocked.assert_untouched()
         assert clicked["url"] == site.url(f"/flip?k={key}")
-        refused_click = await call.error("click", {"session_id": sid,
-                                                   "element_id": element_id(clicked, "link", "again")})
+        refused_click = await call.error(
+            "click", {"session_id": sid, "element_id": element_id(clicked, "link", "again")}
+        )
         chain = "/chain?n=3&to=" + quote(f"http://blocked.test:{site.origin.port}/traced-leak", safe="")
         refused_navigation = await call.error("navigate_to", {"session_id": sid, "url": site.url(chain)})
         assert BLOCKED in refused_click and BLOCKED in refused_navigation

@@ -15,16 +15,20 @@ STUN_ALLOCATE = b"\x00\x03"  # a TURN Allocate request (RFC 8656), the first thi
 
 
 def sockets_script(urls: list[str]) -> str:
-    return (f"(() => {{ window.sockets = {json.dumps(urls)}.map(url => new WebSocket(url)); "
-            "return window.sockets.length; })()")
+    return (
+        f"(() => {{ window.sockets = {json.dumps(urls)}.map(url => new WebSocket(url)); "
+        "return window.sockets.length; })()"
+    )
 
 
 def ice_script(servers: list[str]) -> str:
     """One peer connection with these ICE servers; a data channel and a local offer start gathering."""
     ice = [{"urls": url, "username": "user", "credential": "secret"} for url in servers]
-    return ("(async () => { const pc = new RTCPeerConnection({iceServers: " + json.dumps(ice) + "}); "
-            "window.peer = pc; pc.createDataChannel('probe'); "
-            "await pc.setLocalDescription(await pc.createOffer()); return pc.iceGatheringState; })()")
+    return (
+        "(async () => { const pc = new RTCPeerConnection({iceServers: " + json.dumps(ice) + "}); "
+        "window.peer = pc; pc.createDataChannel('probe'); "
+        "await pc.setLocalDescription(await pc.createOffer()); return pc.iceGatheringState; })()"
+    )
 
 
 async def test_websocket(site, open_session, refusals, blocked) -> None:
@@ -33,8 +37,12 @@ async def test_websocket(site, open_session, refusals, blocked) -> None:
     port = site.blocked_ws.port
     marker = site.allowed_tcp.mark()
     session = await open_session(site.url("/blank.html"))
-    assert await session.evaluate(sockets_script(
-        [control, f"ws://{BLOCKED_IP}:{port}{path}", f"ws://blocked.test:{port}{path}"])) == 3
+    assert (
+        await session.evaluate(
+            sockets_script([control, f"ws://{BLOCKED_IP}:{port}{path}", f"ws://blocked.test:{port}{path}"])
+        )
+        == 3
+    )
 
     await wait_until(lambda: site.allowed_tcp.since(marker), what="the control WebSocket's connection")
     await refusals.wait(BLOCKED_IP, port)
@@ -47,17 +55,23 @@ async def test_webrtc_turn_and_stun(site, open_session, refusals, blocked) -> No
     tls_port = site.blocked_ws.port  # another blocked TCP listener, for TURN over TLS
     marker = site.allowed_tcp.mark()
     session = await open_session(site.url("/blank.html"))
-    await session.evaluate(ice_script([
-        f"turn:127.0.0.1:{site.allowed_tcp.port}?transport=tcp",
-        f"turn:{BLOCKED_IP}:{turn_port}?transport=tcp",
-        f"turn:blocked.test:{turn_port}?transport=tcp",
-        f"turns:{BLOCKED_IP}:{tls_port}?transport=tcp",
-        f"turn:{BLOCKED_IP}:{udp_port}?transport=udp",
-        f"stun:{BLOCKED_IP}:{udp_port}",
-    ]))
+    await session.evaluate(
+        ice_script(
+            [
+                f"turn:127.0.0.1:{site.allowed_tcp.port}?transport=tcp",
+                f"turn:{BLOCKED_IP}:{turn_port}?transport=tcp",
+                f"turn:blocked.test:{turn_port}?transport=tcp",
+                f"turns:{BLOCKED_IP}:{tls_port}?transport=tcp",
+                f"turn:{BLOCKED_IP}:{udp_port}?transport=udp",
+                f"stun:{BLOCKED_IP}:{udp_port}",
+            ]
+        )
+    )
 
     def allocation() -> bool:
-        return any(bytes(contact.data).startswith(STUN_ALLOCATE) for contact in site.allowed_tcp.since(marker))
+        return any(
+            bytes(contact.data).startswith(STUN_ALLOCATE) for contact in site.allowed_tcp.since(marker)
+        )
 
     await wait_until(allocation, what="the control TURN-over-TCP allocation")  # gathering ran
     await refusals.wait(BLOCKED_IP, turn_port)

@@ -19,8 +19,10 @@ def rules(prefetch: list[str], prerender: list[str]) -> str:
         "prefetch": [{"source": "list", "eagerness": "immediate", "urls": prefetch}],
         "prerender": [{"source": "list", "eagerness": "immediate", "urls": prerender}],
     }
-    return ("(() => { const s = document.createElement('script'); s.type = 'speculationrules'; "
-            f"s.textContent = {json.dumps(json.dumps(spec))}; document.head.append(s); return 1; }})()")
+    return (
+        "(() => { const s = document.createElement('script'); s.type = 'speculationrules'; "
+        f"s.textContent = {json.dumps(json.dumps(spec))}; document.head.append(s); return 1; }})()"
+    )
 
 
 async def test_speculation_rules_aimed_at_the_blocked_host(site, open_session, blocked) -> None:
@@ -33,13 +35,18 @@ async def test_speculation_rules_aimed_at_the_blocked_host(site, open_session, b
     await open_session(site.url(f"/speculation.html?k={key}"))
     await wait_until(lambda: site.origin.hits(f"/ok/prefetch-{key}.html"), what="the same-origin prefetch")
     await wait_until(lambda: site.origin.hits(f"/ok/prerender-{key}.html"), what="the same-origin prerender")
-    await wait_until(lambda: site.origin.hits(f"prefetch-redirect-leak-{key}"), what="the prefetched redirect hop")
-    await wait_until(lambda: site.origin.hits(f"prerender-redirect-leak-{key}"), what="the prerendered redirect hop")
+    await wait_until(
+        lambda: site.origin.hits(f"prefetch-redirect-leak-{key}"), what="the prefetched redirect hop"
+    )
+    await wait_until(
+        lambda: site.origin.hits(f"prerender-redirect-leak-{key}"), what="the prerendered redirect hop"
+    )
     blocked.assert_untouched()
 
 
 async def test_speculation_is_checked_on_every_request_of_a_rebound_name(
-        site, resolver, open_session, refusals, blocked) -> None:
+    site, resolver, open_session, refusals, blocked
+) -> None:
     """Same-origin speculation that does reach the gate: the page's name answers 127.0.0.1 for the
     page and 127.0.0.2 afterwards; its prefetch and prerender are refused, never sent to .2.
     (``*.localhost`` names are secure contexts, where Chromium speculates.)"""
@@ -52,7 +59,9 @@ async def test_speculation_is_checked_on_every_request_of_a_rebound_name(
     control = await open_session(f"http://{steady}:{port}/blank.html")
     await control.evaluate(rules([f"/ok/prefetch-{key}.html"], [f"/ok/prerender-{key}.html"]))
     for kind in ("prefetch", "prerender"):
-        hits = await wait_until(lambda kind=kind: site.origin.hits(f"/ok/{kind}-{key}.html"), what=f"the {kind}")
+        hits = await wait_until(
+            lambda kind=kind: site.origin.hits(f"/ok/{kind}-{key}.html"), what=f"the {kind}"
+        )
         assert hits[0].host == f"{steady}:{port}"
 
     session = await open_session(f"http://{rebound}:{port}/blank.html")
@@ -77,9 +86,13 @@ async def test_link_preconnect(site, open_session, blocked) -> None:
     marker = site.allowed_tcp.mark()
     await open_session(site.url("/preconnect.html"))
     try:
-        await wait_until(lambda: site.allowed_tcp.since(marker), timeout=5.0, what="a preconnect to the control")
+        await wait_until(
+            lambda: site.allowed_tcp.since(marker), timeout=5.0, what="a preconnect to the control"
+        )
     except AssertionError:
         blocked.assert_untouched()
-        pytest.skip("Chromium 156 headless never preconnected, not even to the allowed listener (with or "
-                    "without the gate): the vector does not fire here; the blocked side stayed untouched")
+        pytest.skip(
+            "Chromium 156 headless never preconnected, not even to the allowed listener (with or "
+            "without the gate): the vector does not fire here; the blocked side stayed untouched"
+        )
     blocked.assert_untouched()

@@ -39,7 +39,9 @@ HOSTILE_PAGES = ROOT / "tests" / "fixtures" / "pages" / "hostile"
 TOKEN = "reliability-" + "k" * 40  # a fixed test token: visible ASCII, >= 32 bytes
 CALL_BOUND_S = 60.0  # no single call may take longer; a hang fails the test
 FAST = EngineConfig(navigation_timeout=3, action_timeout=1.5, evaluate_timeout=1.5, settle_timeout=0.5)
-ERROR_CLASSES = frozenset({"not_found", "invalid_input", "policy", "timeout", "execution", "network", "operation"})
+ERROR_CLASSES = frozenset(
+    {"not_found", "invalid_input", "policy", "timeout", "execution", "network", "operation"}
+)
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,22 @@ class Sizes:
     malformed_messages: int  # split between stdio and HTTP
 
 
-BOUNDED = Sizes("bounded", long_run_actions=1000, clients=8, actions_per_client=20, privacy_examples=6,
-                malformed_messages=1000)
-SOAK = Sizes("soak", long_run_actions=10_000, clients=8, actions_per_client=50, privacy_examples=60,
-             malformed_messages=5000)
+BOUNDED = Sizes(
+    "bounded",
+    long_run_actions=1000,
+    clients=8,
+    actions_per_client=20,
+    privacy_examples=6,
+    malformed_messages=1000,
+)
+SOAK = Sizes(
+    "soak",
+    long_run_actions=10_000,
+    clients=8,
+    actions_per_client=50,
+    privacy_examples=60,
+    malformed_messages=5000,
+)
 
 #: ``@SIZED`` parametrises a test with the bounded run, and the soak run marked ``soak``.
 SIZED = pytest.mark.parametrize(
@@ -197,12 +211,25 @@ class ServerProcess:
     def __init__(self, log_path: Path, *extra: str) -> None:
         self.log_path = log_path
         self.port = free_port()
-        command = [sys.executable, "-m", "plasmate_nb", "serve", "--transport", "http", "--port", str(self.port),
-                   "--token", TOKEN, "--allow-private-network", *extra]
+        command = [
+            sys.executable,
+            "-m",
+            "plasmate_nb",
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            str(self.port),
+            "--token",
+            TOKEN,
+            "--allow-private-network",
+            *extra,
+        ]
         env = {k: v for k, v in os.environ.items() if k != "PLASMATE_NB_BROWSER_ENDPOINT"}
         self._log = log_path.open("wb")
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=self._log, env=env)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, env=env
+        )
         deadline = time.monotonic() + 60
         while "MCP HTTP endpoint" not in self.stderr():
             if self.process.poll() is not None or time.monotonic() > deadline:

@@ -47,18 +47,28 @@ async def _typist(client: Remote, sid: str, email: str, index: int, sizes: Sizes
 
 
 def _typed_lengths(export: dict) -> list[int]:
-    return [event["parameters"]["value"]["byte_length"] for event in export["events"] if event["action"] == "type_text"]
+    return [
+        event["parameters"]["value"]["byte_length"]
+        for event in export["events"]
+        if event["action"] == "type_text"
+    ]
 
 
 @SIZED
-async def test_clients_on_separate_sessions_never_lose_or_mix_events(server_process, demo, sizes: Sizes) -> None:
+async def test_clients_on_separate_sessions_never_lose_or_mix_events(
+    server_process, demo, sizes: Sizes
+) -> None:
     clients = [Remote(server_process.url) for _ in range(sizes.clients)]
     try:
-        pages = await asyncio.gather(*(c.ok("open_page", url=demo.url("/login.html"), trace=True) for c in clients))
+        pages = await asyncio.gather(
+            *(c.ok("open_page", url=demo.url("/login.html"), trace=True) for c in clients)
+        )
         sids = [page["session_id"] for page in pages]
         assert len(set(sids)) == len(sids)
-        runs = [_typist(c, p["session_id"], element_id(p, "text_input", "Email"), i, sizes)
-                for i, (c, p) in enumerate(zip(clients, pages, strict=True))]
+        runs = [
+            _typist(c, p["session_id"], element_id(p, "text_input", "Email"), i, sizes)
+            for i, (c, p) in enumerate(zip(clients, pages, strict=True))
+        ]
         typed = await bounded(asyncio.gather(*runs), RUN_BOUND_S, "separate-session run")
         for index, (client, sid) in enumerate(zip(clients, sids, strict=True)):
             export = await client.ok("trace_export", session_id=sid)
@@ -68,11 +78,15 @@ async def test_clients_on_separate_sessions_never_lose_or_mix_events(server_proc
             await client.ok("close_page", session_id=sid)
     finally:
         await asyncio.gather(*(c.aclose() for c in clients))
-    record_figures(sizes, "concurrency_separate", clients=sizes.clients, actions_per_client=sizes.actions_per_client)
+    record_figures(
+        sizes, "concurrency_separate", clients=sizes.clients, actions_per_client=sizes.actions_per_client
+    )
 
 
 @SIZED
-async def test_clients_on_one_shared_session_are_serialised_in_trace_order(server_process, demo, sizes: Sizes) -> None:
+async def test_clients_on_one_shared_session_are_serialised_in_trace_order(
+    server_process, demo, sizes: Sizes
+) -> None:
     clients = [Remote(server_process.url) for _ in range(sizes.clients)]
     try:
         page = await clients[0].ok("open_page", url=demo.url("/login.html"), trace=True)
@@ -88,24 +102,41 @@ async def test_clients_on_one_shared_session_are_serialised_in_trace_order(serve
     assert export["next_sequence"] - 1 == 1 + total  # no lost, no duplicated event
     events = export["events"]
     sequences = [event["sequence"] for event in events]
-    assert sequences == list(range(sequences[0], sequences[0] + len(events))), "retained events are consecutive"
+    assert sequences == list(range(sequences[0], sequences[0] + len(events))), (
+        "retained events are consecutive"
+    )
     for earlier, later in itertools.pairwise(events):
         assert later["before"] == earlier["after"], "an event's before is the previous event's after"
-    owner = {_length(i, j, sizes): (i, j) for i in range(sizes.clients) for j in range(sizes.actions_per_client)}
+    owner = {
+        _length(i, j, sizes): (i, j) for i in range(sizes.clients) for j in range(sizes.actions_per_client)
+    }
     calls = [owner[length] for length in _typed_lengths(export)]
     assert len(set(calls)) == len(calls)
     for client in range(sizes.clients):
         steps = [step for who, step in calls if who == client]
         assert steps == sorted(steps), "each client's calls appear in the order it made them"
-    record_figures(sizes, "concurrency_shared", clients=sizes.clients, actions_per_client=sizes.actions_per_client,
-                   events=total + 1, retained_checked=len(events), evicted=export["evicted_events"])
+    record_figures(
+        sizes,
+        "concurrency_shared",
+        clients=sizes.clients,
+        actions_per_client=sizes.actions_per_client,
+        events=total + 1,
+        retained_checked=len(events),
+        evicted=export["evicted_events"],
+    )
 
 
 async def test_capacity_errors_when_sessions_run_out_and_recovery_after_close(demo) -> None:
     limit = 3
-    async with inprocess_server(dataclasses.replace(FAST, max_sessions=limit)) as server, remote(server.url) as client:
-        opened = await bounded(asyncio.gather(
-            *(client.call("open_page", {"url": demo.url("/index.html")}) for _ in range(limit + 2))))
+    async with (
+        inprocess_server(dataclasses.replace(FAST, max_sessions=limit)) as server,
+        remote(server.url) as client,
+    ):
+        opened = await bounded(
+            asyncio.gather(
+                *(client.call("open_page", {"url": demo.url("/index.html")}) for _ in range(limit + 2))
+            )
+        )
         accepted = [o.payload["session_id"] for o in opened if o.ok]
         refused = [o.payload for o in opened if not o.ok]
         assert len(accepted) == limit

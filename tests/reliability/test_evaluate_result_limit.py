@@ -45,18 +45,29 @@ async def _evaluate(call: Caller, sid: str, expression: str) -> tuple[bool, str]
     return not result.is_error, result.text
 
 
-async def test_a_huge_result_is_refused_naming_the_limit_never_the_result(default_limit: Caller, demo) -> None:
+async def test_a_huge_result_is_refused_naming_the_limit_never_the_result(
+    default_limit: Caller, demo
+) -> None:
     call = default_limit
     sid = (await call.ok("open_page", url=demo.url("/login.html"), trace=True))["session_id"]
-    for expression in (f"'{MARKER}' + 'x'.repeat(30 * 2 ** 20)", f"({{k: '{MARKER}' + 'x'.repeat(2 ** 21)}})",
-                       f"Array.from({{length: 2 ** 18}}, () => '{MARKER}')"):
+    for expression in (
+        f"'{MARKER}' + 'x'.repeat(30 * 2 ** 20)",
+        f"({{k: '{MARKER}' + 'x'.repeat(2 ** 21)}})",
+        f"Array.from({{length: 2 ** 18}}, () => '{MARKER}')",
+    ):
         ok, message = await _evaluate(call, sid, expression)
         assert not ok and message.startswith("Evaluate failed: "), message[:200]
-        assert "1048576 bytes" in message and "evaluate_result_limit" in message and "--evaluate-result-limit" in message
+        assert (
+            "1048576 bytes" in message
+            and "evaluate_result_limit" in message
+            and "--evaluate-result-limit" in message
+        )
         assert MARKER not in message and "xxxx" not in message and len(message) < 300
         event = last_event(await call.export(sid))
         assert (event["action"], event["error_class"]) == ("evaluate", "operation")
-    assert await call.ok("evaluate", session_id=sid, expression="location.pathname") == {"result": "/login.html"}
+    assert await call.ok("evaluate", session_id=sid, expression="location.pathname") == {
+        "result": "/login.html"
+    }
     await call.ok("close_page", session_id=sid)
 
 
@@ -64,11 +75,13 @@ async def test_the_limit_is_exact_on_the_json_of_the_result(small_limit: Caller,
     call = small_limit
     sid = (await call.ok("open_page", url=demo.url("/login.html")))["session_id"]
     # (expression building a value whose JSON is n bytes, overhead of the JSON around the repeated part)
-    cases = [("'x'.repeat({n})", 1, 2),  # "xx…x"
-             ("'\\u00e9'.repeat({n})", 2, 2),  # two UTF-8 bytes per character
-             ("'\\n'.repeat({n})", 2, 2),  # JSON escapes each newline as two bytes
-             ("({{a: 'x'.repeat({n})}})", 1, 8),  # {"a":"…"}
-             ("String.fromCharCode(0xd800).repeat({n})", 6, 2)]  # sent as \ud800 escapes
+    cases = [
+        ("'x'.repeat({n})", 1, 2),  # "xx…x"
+        ("'\\u00e9'.repeat({n})", 2, 2),  # two UTF-8 bytes per character
+        ("'\\n'.repeat({n})", 2, 2),  # JSON escapes each newline as two bytes
+        ("({{a: 'x'.repeat({n})}})", 1, 8),  # {"a":"…"}
+        ("String.fromCharCode(0xd800).repeat({n})", 6, 2),
+    ]  # sent as \ud800 escapes
     for template, unit, overhead in cases:
         fits = (SMALL_LIMIT - overhead) // unit
         ok, text = await _evaluate(call, sid, template.format(n=fits))

@@ -39,8 +39,9 @@ FAULTS = [
 ]
 
 
-@pytest.mark.parametrize(("page", "tool", "arguments", "error_class"),
-                         [pytest.param(*fault[1:], id=fault[0]) for fault in FAULTS])
+@pytest.mark.parametrize(
+    ("page", "tool", "arguments", "error_class"), [pytest.param(*fault[1:], id=fault[0]) for fault in FAULTS]
+)
 async def test_fault_is_bounded_classified_and_the_session_stays_usable(
     fast_server, demo, page, tool, arguments, error_class
 ) -> None:
@@ -75,11 +76,15 @@ async def test_popups_never_add_a_page_and_dialogs_never_wait(fast_server, demo)
         answered = await client.ok("click", session_id=opened["session_id"], element_id=_button(opened))
         assert "Dismissed" in str(answered["regions"])  # confirm() was answered "no" at once
         await client.ok("navigate_to", session_id=opened["session_id"], url=demo.url("/faults/popup.html"))
-        popup = await client.ok("evaluate", session_id=opened["session_id"],
-                                expression="(() => { const w = window.open('/welcome.html'); return w === null || w.closed; })()")
+        popup = await client.ok(
+            "evaluate",
+            session_id=opened["session_id"],
+            expression="(() => { const w = window.open('/welcome.html'); return w === null || w.closed; })()",
+        )
         assert popup["result"] in (True, False)
-        assert (await client.ok("evaluate", session_id=opened["session_id"], expression="document.title")) == {
-            "result": "Popup"}
+        assert (
+            await client.ok("evaluate", session_id=opened["session_id"], expression="document.title")
+        ) == {"result": "Popup"}
         await client.ok("close_page", session_id=opened["session_id"])
 
 
@@ -96,7 +101,9 @@ async def test_server_survives_its_browser_being_killed(server_process, demo) ->
         sid, hung = traced["session_id"], other["session_id"]
         pids = server_process.browser_pids()
         assert len(pids) == 1, f"expected one browser under the server, found {pids}"
-        in_flight = asyncio.ensure_future(client.call("click", {"session_id": hung, "element_id": _button(other)}))
+        in_flight = asyncio.ensure_future(
+            client.call("click", {"session_id": hung, "element_id": _button(other)})
+        )
         await asyncio.sleep(0.3)  # the click is hanging in the page's script
         _kill(pids)
         interrupted = await bounded(in_flight, 30, "the in-flight click")
@@ -110,7 +117,9 @@ async def test_server_survives_its_browser_being_killed(server_process, demo) ->
             assert status["next_sequence"] == export["next_sequence"]
             event = last_event(export)
             assert event["outcome"] == "error" and event["error_class"] in ERROR_CLASSES
-        classes = {last_event(await client.ok("trace_export", session_id=s))["error_class"] for s in (sid, hung)}
+        classes = {
+            last_event(await client.ok("trace_export", session_id=s))["error_class"] for s in (sid, hung)
+        }
         closed = await client.ok("close_page", session_id=sid)
         assert closed["final_trace"]["events"][-1]["action"] == "close_page"
         await client.ok("close_page", session_id=hung)

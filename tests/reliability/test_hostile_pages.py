@@ -33,8 +33,11 @@ async def test_hostile_page_gives_results_or_errors_never_a_hang(fast_server, ho
         for tool, element_id in _targets(opened.payload):
             extra = {"text": "typed"} if tool == "type_text" else {}
             outcomes.append(await client.call(tool, {"session_id": sid, "element_id": element_id, **extra}))
-        for tool, arguments in (("scroll", {"direction": "bottom"}), ("evaluate", {"expression": "document.title"}),
-                                ("navigate_to", {"url": f"{hostile}/{name}"})):
+        for tool, arguments in (
+            ("scroll", {"direction": "bottom"}),
+            ("evaluate", {"expression": "document.title"}),
+            ("navigate_to", {"url": f"{hostile}/{name}"}),
+        ):
             outcomes.append(await client.call(tool, {"session_id": sid, **arguments}))
         assert all(isinstance(o.payload, dict | str) for o in outcomes)
         export = await client.ok("trace_export", session_id=sid)
@@ -64,7 +67,9 @@ async def test_trapped_globals_compile_without_echoing_the_traps(fast_server, ho
         text = str(opened["regions"]) + opened["title"]
         assert "Globals" in text and "attacker" not in text and "trimmed" not in text
         scrolled = await client.call("scroll", {"session_id": opened["session_id"], "direction": "down"})
-        assert scrolled.ok or scrolled.payload.startswith("Scroll failed: ")  # a patched push breaks page scripts
+        assert scrolled.ok or scrolled.payload.startswith(
+            "Scroll failed: "
+        )  # a patched push breaks page scripts
         await client.ok("close_page", session_id=opened["session_id"])
 
 

@@ -32,7 +32,7 @@ async def _post(url: str, headers: dict[str, str], body: bytes = PING) -> httpx2
 def _near_misses(token: str) -> list[str]:
     """Tokens of the same length that differ from ``token`` in one place (first, middle, last)."""
     flip = lambda ch: "A" if ch != "A" else "B"  # noqa: E731
-    return [token[:i] + flip(token[i]) + token[i + 1:] for i in (0, len(token) // 2, len(token) - 1)]
+    return [token[:i] + flip(token[i]) + token[i + 1 :] for i in (0, len(token) // 2, len(token) - 1)]
 
 
 def test_non_loopback_binds_are_refused(fast_server) -> None:
@@ -54,7 +54,9 @@ async def test_the_token_compare_really_runs_through_compare_digest(fast_server,
         return real(a, b)
 
     monkeypatch.setattr(http_module, "hmac", types.SimpleNamespace(compare_digest=spy))
-    assert (await _post(fast_server.url, {"authorization": "Bearer " + _near_misses(TOKEN)[1]})).status_code == 401
+    assert (
+        await _post(fast_server.url, {"authorization": "Bearer " + _near_misses(TOKEN)[1]})
+    ).status_code == 401
     assert calls and all(isinstance(a, bytes) and len(b) == len(f"Bearer {TOKEN}") for a, b in calls)
 
 
@@ -71,7 +73,12 @@ async def test_near_miss_tokens_of_equal_length_are_refused(fast_server) -> None
 async def test_dns_rebinding_style_requests_are_refused(fast_server) -> None:
     auth = {"authorization": f"Bearer {TOKEN}"}
     host = fast_server.url.split("/")[2]
-    for origin in ("http://attacker.test", f"http://attacker.test:{fast_server.port}", "null", "http://localhost.attacker.test"):
+    for origin in (
+        "http://attacker.test",
+        f"http://attacker.test:{fast_server.port}",
+        "null",
+        "http://localhost.attacker.test",
+    ):
         response = await _post(fast_server.url, {**auth, "host": host, "origin": origin})
         assert response.status_code == 403 and response.json()["error"]["message"] == "Forbidden Origin"
     foreign_host = await _post(fast_server.url, {**auth, "host": f"attacker.test:{fast_server.port}"})
@@ -85,7 +92,7 @@ async def test_bodies_over_the_limit_are_refused_declared_or_streamed(fast_serve
 
     async def chunks() -> AsyncIterator[bytes]:
         for start in range(0, len(huge), 65536):
-            yield huge[start:start + 65536]
+            yield huge[start : start + 65536]
 
     async with httpx2.AsyncClient(timeout=30) as client:
         streamed = await client.post(fast_server.url, content=chunks(), headers={**HEADERS, **auth})
@@ -103,10 +110,15 @@ async def restricted_server() -> AsyncIterator[HttpServer]:
 BLOCKED_DESTINATIONS = [
     "http://169.254.169.254/latest/meta-data/",  # cloud metadata
     "http://169.254.10.1/",  # link-local
-    "http://10.0.0.1/", "http://192.168.1.1/", "http://172.16.0.1/",  # private
-    "http://127.0.0.2:{port}/", "http://[::1]:{port}/", "http://0.0.0.0:{port}/",  # loopback, unspecified
+    "http://10.0.0.1/",
+    "http://192.168.1.1/",
+    "http://172.16.0.1/",  # private
+    "http://127.0.0.2:{port}/",
+    "http://[::1]:{port}/",
+    "http://0.0.0.0:{port}/",  # loopback, unspecified
     "http://localhost:{port}/login.html",  # a DNS name that resolves to loopback
-    "http://[fe80::1]/", "http://[::ffff:169.254.169.254]/",
+    "http://[fe80::1]/",
+    "http://[::ffff:169.254.169.254]/",
 ]
 
 
@@ -123,7 +135,9 @@ async def test_private_destinations_are_blocked_directly_and_through_redirects(
             message = await client.error("navigate_to", session_id=sid, url=target)
             assert "Outbound URL blocked" in message
             assert last_event(await client.ok("trace_export", session_id=sid))["error_class"] == "policy"
-        assert (await client.ok("evaluate", session_id=sid, expression="location.pathname")) == {"result": "/login.html"}
+        assert (await client.ok("evaluate", session_id=sid, expression="location.pathname")) == {
+            "result": "/login.html"
+        }
         await client.ok("close_page", session_id=sid)
 
 
@@ -131,8 +145,11 @@ async def test_allowed_private_destinations_load(fast_server, demo) -> None:
     port = demo.base_url.rsplit(":", 1)[1]
     async with remote(fast_server.url) as client:
         opened = await client.ok("open_page", url=f"http://localhost:{port}/login.html")
-        moved = await client.ok("navigate_to", session_id=opened["session_id"],
-                                url=demo.url(f"/redirect?to=http://localhost:{port}/welcome.html"))
+        moved = await client.ok(
+            "navigate_to",
+            session_id=opened["session_id"],
+            url=demo.url(f"/redirect?to=http://localhost:{port}/welcome.html"),
+        )
         assert moved["title"] == "Welcome"
         await client.ok("close_page", session_id=opened["session_id"])
 
@@ -148,7 +165,9 @@ async def test_no_session_reads_another_sessions_trace(fast_server, demo) -> Non
         assert all(uuid.UUID(handle).version == 4 and str(uuid.UUID(handle)) == handle for handle in handles)
         (a, b, _) = (page["session_id"] for page in opened)
         trace_a = (await client.ok("trace_status", session_id=a))["trace_id"]
-        refused = await client.ok("replay_validate", session_id=b, trace_id=trace_a, sequence=1, confirmed=True)
+        refused = await client.ok(
+            "replay_validate", session_id=b, trace_id=trace_a, sequence=1, confirmed=True
+        )
         assert (refused["status"], refused["drift"]) == ("refused", "cross_session")
         assert "session_id" not in refused and "action" not in refused
         export_b = await client.ok("trace_export", session_id=b)

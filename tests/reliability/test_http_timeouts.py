@@ -28,14 +28,30 @@ from tests.reliability.support import TOKEN, ServerProcess, bounded, inprocess_s
 
 DEADLINE_S = 1.0
 WAIT_S = 15.0  # the test's own bound on waiting for the server's answer
-INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {  # needs no session
-    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).encode()
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {  # needs no session
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+).encode()
 
 
 def _head(port: int, body_length: int, *extra: str) -> bytes:
-    lines = ["POST /mcp HTTP/1.1", f"Host: 127.0.0.1:{port}", f"Authorization: Bearer {TOKEN}",
-             "Content-Type: application/json", "Accept: application/json, text/event-stream",
-             f"Content-Length: {body_length}", *extra]
+    lines = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        f"Authorization: Bearer {TOKEN}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"Content-Length: {body_length}",
+        *extra,
+    ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
@@ -60,9 +76,15 @@ async def _answer(reader: asyncio.StreamReader, seconds: float = WAIT_S) -> byte
 
 async def _still_serves(url: str) -> None:
     async with httpx2.AsyncClient(timeout=30) as client:
-        response = await client.post(url, content=INITIALIZE, headers={
-            "authorization": f"Bearer {TOKEN}", "content-type": "application/json",
-            "accept": "application/json, text/event-stream"})
+        response = await client.post(
+            url,
+            content=INITIALIZE,
+            headers={
+                "authorization": f"Bearer {TOKEN}",
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+            },
+        )
     assert response.status_code == 200
 
 
@@ -93,7 +115,7 @@ async def test_a_slow_drip_does_not_reset_the_header_deadline(deadline_server) -
     head, answer = _head(deadline_server.port, len(INITIALIZE)), b""
     async with _connection(deadline_server.port) as (reader, writer):
         for index in range(len(head) - 4):  # never the blank line that ends the headers
-            writer.write(head[index:index + 1])
+            writer.write(head[index : index + 1])
             await writer.drain()
             with contextlib.suppress(TimeoutError):  # a byte per 0.2 s unless the server answers
                 answer = await asyncio.wait_for(reader.read(), 0.2)
@@ -119,13 +141,27 @@ def test_deadlines_are_configurable_and_must_be_positive(fast_server) -> None:
         for bad in (0, -1, float("nan"), float("inf")):
             with pytest.raises(ServerConfigError, match=name.replace("_", " ")):
                 HttpServer(fast_server.dispatcher, token=TOKEN, **{name: bad})
-    args = build_parser().parse_args(["serve", "--header-timeout", "2", "--body-timeout", "3",
-                                      "--shutdown-timeout", "4", "--evaluate-result-limit", "5"])
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "--header-timeout",
+            "2",
+            "--body-timeout",
+            "3",
+            "--shutdown-timeout",
+            "4",
+            "--evaluate-result-limit",
+            "5",
+        ]
+    )
     assert (args.header_timeout, args.body_timeout, args.shutdown_timeout) == (2.0, 3.0, 4.0)
     assert engine_config_from_args(args).evaluate_result_limit == 5
     defaults, server = build_parser().parse_args(["serve"]), HttpServer(fast_server.dispatcher, token=TOKEN)
     assert (defaults.header_timeout, defaults.body_timeout, defaults.shutdown_timeout) == (
-        server.header_timeout, server.body_timeout, server.shutdown_timeout)
+        server.header_timeout,
+        server.body_timeout,
+        server.shutdown_timeout,
+    )
     assert engine_config_from_args(defaults).evaluate_result_limit == EngineConfig().evaluate_result_limit
     for flag in ("--header-timeout", "--body-timeout", "--shutdown-timeout", "--evaluate-result-limit"):
         with pytest.raises(SystemExit):
@@ -146,10 +182,14 @@ async def test_stop_is_bounded_with_a_half_sent_body_open() -> None:
 
 
 async def test_sigterm_exits_in_bounded_time_with_half_sent_requests_open(tmp_path: Path) -> None:
-    server = ServerProcess(tmp_path / "stderr.log", "--header-timeout", "600", "--body-timeout", "600",
-                           "--shutdown-timeout", "2")
+    server = ServerProcess(
+        tmp_path / "stderr.log", "--header-timeout", "600", "--body-timeout", "600", "--shutdown-timeout", "2"
+    )
     try:
-        async with _connection(server.port) as (body_reader, body_writer), _connection(server.port) as (_, head_writer):
+        async with (
+            _connection(server.port) as (body_reader, body_writer),
+            _connection(server.port) as (_, head_writer),
+        ):
             # Expect: 100-continue proves the request is past its headers and its task waits on the body.
             body_writer.write(_head(server.port, len(INITIALIZE), "Expect: 100-continue"))
             await body_writer.drain()

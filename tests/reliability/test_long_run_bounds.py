@@ -39,17 +39,19 @@ def _rss_mb(process: psutil.Process, tree: bool = False) -> float:
 def _actions(page: dict) -> itertools.cycle:
     email, plan = element_id(page, "text_input", "Email"), element_id(page, "select", "Plan")
     remember = element_id(page, "checkbox", "Remember me")
-    return itertools.cycle([
-        ("type_text", {"element_id": email, "text": "long-run-" * 3}),
-        ("type_text", {"element_id": email, "text": "more", "append": True}),
-        ("select_option", {"element_id": plan, "value": "team"}),
-        ("toggle", {"element_id": remember}),
-        ("scroll", {"direction": "down", "pixels": 50}),
-        ("evaluate", {"expression": "document.querySelectorAll('input').length"}),
-        ("clear", {"element_id": email}),
-        ("select_option", {"element_id": plan, "value": "free"}),
-        ("click", {"element_id": "e_missing"}),  # a traced failure
-    ])
+    return itertools.cycle(
+        [
+            ("type_text", {"element_id": email, "text": "long-run-" * 3}),
+            ("type_text", {"element_id": email, "text": "more", "append": True}),
+            ("select_option", {"element_id": plan, "value": "team"}),
+            ("toggle", {"element_id": remember}),
+            ("scroll", {"direction": "down", "pixels": 50}),
+            ("evaluate", {"expression": "document.querySelectorAll('input').length"}),
+            ("clear", {"element_id": email}),
+            ("select_option", {"element_id": plan, "value": "free"}),
+            ("click", {"element_id": "e_missing"}),  # a traced failure
+        ]
+    )
 
 
 @SIZED
@@ -68,7 +70,9 @@ async def test_long_traced_session_stays_within_bounds(server_process, demo, siz
             errors += not outcome.ok
             status = await client.ok("trace_status", session_id=sid)
             assert_counters(status)
-            assert status["next_sequence"] == previous + 1, "one event per traced call; sequences never rewind"
+            assert status["next_sequence"] == previous + 1, (
+                "one event per traced call; sequences never rewind"
+            )
             previous = status["next_sequence"]
             peak_events = max(peak_events, status["retained_events"])
             peak_bytes = max(peak_bytes, status["retained_bytes"])
@@ -76,7 +80,10 @@ async def test_long_traced_session_stays_within_bounds(server_process, demo, siz
                 assert_export_bounds(await client.ok("trace_export", session_id=sid))
             if step % CLEAR_EVERY == 0:
                 cleared = await client.ok("trace_clear", session_id=sid)
-                assert cleared["status"]["retained_events"] == 0 and cleared["status"]["next_sequence"] == previous
+                assert (
+                    cleared["status"]["retained_events"] == 0
+                    and cleared["status"]["next_sequence"] == previous
+                )
                 assert_counters(cleared["status"])
             if step == WARM_UP:
                 rss_start, tree_start = _rss_mb(process), _rss_mb(process, tree=True)
@@ -85,11 +92,20 @@ async def test_long_traced_session_stays_within_bounds(server_process, demo, siz
     assert final["final_trace"]["next_sequence"] == previous + 1
     assert peak_events <= MAX_EVENTS and peak_bytes <= MAX_BYTES
     growth, tree_growth = _rss_mb(process) - rss_start, _rss_mb(process, tree=True) - tree_start
-    record_figures(sizes, "long_run", actions=sizes.long_run_actions, failed_actions=errors,
-                   peak_retained_events=peak_events, peak_retained_bytes=peak_bytes,
-                   evicted_events=final["final_trace"]["evicted_events"],
-                   cleared_events=final["final_trace"]["cleared_events"],
-                   server_rss_start_mb=round(rss_start, 1), server_rss_growth_mb=round(growth, 1),
-                   server_and_browser_rss_growth_mb=round(tree_growth, 1))
+    record_figures(
+        sizes,
+        "long_run",
+        actions=sizes.long_run_actions,
+        failed_actions=errors,
+        peak_retained_events=peak_events,
+        peak_retained_bytes=peak_bytes,
+        evicted_events=final["final_trace"]["evicted_events"],
+        cleared_events=final["final_trace"]["cleared_events"],
+        server_rss_start_mb=round(rss_start, 1),
+        server_rss_growth_mb=round(growth, 1),
+        server_and_browser_rss_growth_mb=round(tree_growth, 1),
+    )
     if sizes.name == "soak":
-        assert growth < SOAK_RSS_BOUND_MB, f"server RSS grew {growth:.0f} MB over {sizes.long_run_actions} actions"
+        assert growth < SOAK_RSS_BOUND_MB, (
+            f"server RSS grew {growth:.0f} MB over {sizes.long_run_actions} actions"
+        )

@@ -23,13 +23,19 @@ from tests.reliability.support import SIZED, TOKEN, Sizes, bounded, record_figur
 
 STDIO_COMMAND = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
 PROTOCOL = "2025-11-25"
-INITIALIZE = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
-              "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def _is_error(response: Any) -> bool:
-    return isinstance(response, dict) and ("error" in response or bool((response.get("result") or {}).get("isError")))
+    return isinstance(response, dict) and (
+        "error" in response or bool((response.get("result") or {}).get("isError"))
+    )
 
 
 class RawStdio:
@@ -42,8 +48,12 @@ class RawStdio:
     @classmethod
     async def start(cls) -> RawStdio:
         process = await asyncio.create_subprocess_exec(
-            *STDIO_COMMAND, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL, limit=16 * 2**20)
+            *STDIO_COMMAND,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            limit=16 * 2**20,
+        )
         raw = cls(process)
         await raw.send(json.dumps(INITIALIZE).encode())
         assert "result" in (await raw.until("init"))[-1]
@@ -96,23 +106,38 @@ async def stdio() -> AsyncIterator[RawStdio]:
 
 
 @SIZED
-async def test_stdio_survives_malformed_messages_and_never_answers_them_with_success(stdio, sizes: Sizes) -> None:
+async def test_stdio_survives_malformed_messages_and_never_answers_them_with_success(
+    stdio, sizes: Sizes
+) -> None:
     tally: Counter[str] = Counter()
     for message in corpus(sizes.malformed_messages // 2, seed=1):
         responses = await stdio.exchange(message)
         assert not [r for r in responses if not _is_error(r)], f"{message.category} was answered with success"
-        answered = any(r.get("id") == message.request_id for r in responses) if message.request_id else bool(responses)
-        tally["answered" if answered else ("dropped_with_id" if message.request_id else "dropped_unparsable")] += 1
-    call = {"jsonrpc": "2.0", "id": "last", "method": "tools/call", "params": {"name": "session_status", "arguments": {}}}
+        answered = (
+            any(r.get("id") == message.request_id for r in responses)
+            if message.request_id
+            else bool(responses)
+        )
+        tally[
+            "answered" if answered else ("dropped_with_id" if message.request_id else "dropped_unparsable")
+        ] += 1
+    call = {
+        "jsonrpc": "2.0",
+        "id": "last",
+        "method": "tools/call",
+        "params": {"name": "session_status", "arguments": {}},
+    }
     assert tally["dropped_with_id"] == 0, "a client waiting on that id would hang"
     await stdio.send(json.dumps(call).encode())
     assert json.loads((await stdio.until("last"))[-1]["result"]["content"][0]["text"])["active_sessions"] == 0
     record_figures(sizes, "malformed_stdio", messages=sizes.malformed_messages // 2, **tally)
 
 
-STDIO_ID_BEARING = [b'{"jsonrpc":"1.0","id":"v","method":"ping"}',
-                    b'{"jsonrpc":"2.0","id":"p","method":"tools/call","params":[1,2]}',
-                    b'{"jsonrpc":"2.0","id":"m","method":42}']
+STDIO_ID_BEARING = [
+    b'{"jsonrpc":"1.0","id":"v","method":"ping"}',
+    b'{"jsonrpc":"2.0","id":"p","method":"tools/call","params":[1,2]}',
+    b'{"jsonrpc":"2.0","id":"m","method":42}',
+]
 
 
 @pytest.mark.parametrize("body", STDIO_ID_BEARING)
@@ -128,13 +153,20 @@ async def test_stdio_answers_unparsable_frames_with_a_parse_error(stdio) -> None
 
 # ----- HTTP -------------------------------------------------------------------------------------------
 
-TRANSPORT_FAULTS = ({"content-type": "text/plain"}, {"accept": "text/html"}, {"mcp-session-id": "unknown"},
-                    {"mcp-protocol-version": "1999-01-01"})
+TRANSPORT_FAULTS = (
+    {"content-type": "text/plain"},
+    {"accept": "text/html"},
+    {"mcp-session-id": "unknown"},
+    {"mcp-protocol-version": "1999-01-01"},
+)
 
 
 async def _http_session(client: httpx2.AsyncClient, url: str) -> dict[str, str]:
-    base = {"authorization": f"Bearer {TOKEN}", "content-type": "application/json",
-            "accept": "application/json, text/event-stream"}
+    base = {
+        "authorization": f"Bearer {TOKEN}",
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+    }
     started = await client.post(url, json=INITIALIZE, headers=base)
     assert started.status_code == 200
     headers = {**base, "mcp-session-id": started.headers["mcp-session-id"], "mcp-protocol-version": PROTOCOL}
@@ -149,29 +181,43 @@ async def test_http_answers_every_malformed_message_with_an_error(fast_server, s
         headers = await _http_session(client, fast_server.url)
         for index, message in enumerate(corpus(sizes.malformed_messages // 2, seed=2)):
             fault = TRANSPORT_FAULTS[index % len(TRANSPORT_FAULTS)] if index % 10 == 0 else {}
-            response = await bounded(client.post(fast_server.url, content=message.body,
-                                                 headers={**headers, **fault}), 30, message.category)
+            response = await bounded(
+                client.post(fast_server.url, content=message.body, headers={**headers, **fault}),
+                30,
+                message.category,
+            )
             statuses[response.status_code] += 1
             if response.status_code == 202:  # a well-formed notification needs no answer
                 assert message.request_id is None and not response.content, message.body[:80]
             elif response.status_code < 400:
                 assert response.status_code == 200 and _is_error(response.json()), (
-                    f"{message.category} {message.body[:80]!r} → {response.status_code} {response.text[:200]}")
+                    f"{message.category} {message.body[:80]!r} → {response.status_code} {response.text[:200]}"
+                )
             if index % 50 == 0:
-                ping = await client.post(fast_server.url, json={"jsonrpc": "2.0", "id": "ok", "method": "ping"},
-                                         headers=headers)
+                ping = await client.post(
+                    fast_server.url, json={"jsonrpc": "2.0", "id": "ok", "method": "ping"}, headers=headers
+                )
                 assert ping.status_code == 200 and ping.json()["result"] == {}
-        listed = await client.post(fast_server.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                                   headers=headers)
+        listed = await client.post(
+            fast_server.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers
+        )
         assert listed.status_code == 200 and len(listed.json()["result"]["tools"]) >= 19
-    record_figures(sizes, "malformed_http", messages=sizes.malformed_messages // 2,
-                   statuses={str(k): v for k, v in sorted(statuses.items())})
+    record_figures(
+        sizes,
+        "malformed_http",
+        messages=sizes.malformed_messages // 2,
+        statuses={str(k): v for k, v in sorted(statuses.items())},
+    )
 
 
 @pytest.mark.parametrize("request_id", [{"a": 1}, [1], 1.5, True])
 async def test_http_refuses_requests_with_an_invalid_id(fast_server, request_id) -> None:
-    body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": "session_status", "arguments": {}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "session_status", "arguments": {}},
+    }
     async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0)) as client:
         headers = await _http_session(client, fast_server.url)
         response = await client.post(fast_server.url, json=body, headers=headers)
@@ -182,15 +228,29 @@ async def test_http_refuses_requests_with_an_invalid_id(fast_server, request_id)
 
 DEEP_FRAMES = [  # (frame, the id a server can read back)
     pytest.param(b"[" * 10_000, None, id="unclosed-brackets"),
-    pytest.param(b'{"jsonrpc":"2.0","id":"deep","method":"ping","params":' + b"[" * 10_000 + b"]" * 10_000 + b"}",
-                 "deep", id="deeper-than-python-json"),
-    pytest.param(b'{"jsonrpc":"2.0","method":"ping","params":{"x":' + b"[" * 10_000 + b"]" * 10_000 + b'},"id":"late"}',
-                 "late", id="id-after-the-deep-member"),
-    pytest.param(b'{"jsonrpc":"2.0","id":"mid","method":"ping","params":{"x":' + b"[" * 500 + b"]" * 500 + b"}}",
-                 "mid", id="deeper-than-the-sdk-parser"),
+    pytest.param(
+        b'{"jsonrpc":"2.0","id":"deep","method":"ping","params":' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+        "deep",
+        id="deeper-than-python-json",
+    ),
+    pytest.param(
+        b'{"jsonrpc":"2.0","method":"ping","params":{"x":'
+        + b"[" * 10_000
+        + b"]" * 10_000
+        + b'},"id":"late"}',
+        "late",
+        id="id-after-the-deep-member",
+    ),
+    pytest.param(
+        b'{"jsonrpc":"2.0","id":"mid","method":"ping","params":{"x":' + b"[" * 500 + b"]" * 500 + b"}}",
+        "mid",
+        id="deeper-than-the-sdk-parser",
+    ),
 ]
-LONE_SURROGATE = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
-                  b'"params":{"name":"fetch_page","arguments":{"url":"\\ud800"}}}')
+LONE_SURROGATE = (
+    b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
+    b'"params":{"name":"fetch_page","arguments":{"url":"\\ud800"}}}'
+)
 
 
 @pytest.mark.parametrize(("body", "request_id"), DEEP_FRAMES)
@@ -206,26 +266,40 @@ async def test_stdio_answers_a_lone_surrogate_escape_with_its_id(stdio) -> None:
 
 async def test_stdio_keeps_serving_after_a_result_holding_a_lone_surrogate(stdio, demo) -> None:
     """A page value the SDK cannot encode as UTF-8 (it killed the stdio writer) arrives as its JSON escape."""
+
     def call(request_id: str, tool: str, **arguments: Any) -> bytes:
-        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                           "params": {"name": tool, "arguments": arguments}}).encode()
+        return json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+        ).encode()
 
     await stdio.send(call("open", "open_page", url=demo.url("/login.html")))
     sid = json.loads((await stdio.until("open"))[-1]["result"]["content"][0]["text"])["session_id"]
-    await stdio.send(call("lone", "evaluate", session_id=sid, expression="'a' + String.fromCharCode(0xd800) + 'b'"))
+    await stdio.send(
+        call("lone", "evaluate", session_id=sid, expression="'a' + String.fromCharCode(0xd800) + 'b'")
+    )
     answer = (await stdio.until("lone"))[-1]
     assert json.loads(answer["result"]["content"][0]["text"]) == {"result": "a\ud800b"}
     await stdio.send(call("closed", "close_page", session_id=sid))
     assert not (await stdio.until("closed"))[-1]["result"].get("isError")
 
 
-@pytest.mark.parametrize(("body", "request_id"), [*DEEP_FRAMES, pytest.param(LONE_SURROGATE, 7, id="lone-surrogate")])
-async def test_http_answers_deeply_nested_and_lone_surrogate_frames(fast_server, body: bytes, request_id) -> None:
+@pytest.mark.parametrize(
+    ("body", "request_id"), [*DEEP_FRAMES, pytest.param(LONE_SURROGATE, 7, id="lone-surrogate")]
+)
+async def test_http_answers_deeply_nested_and_lone_surrogate_frames(
+    fast_server, body: bytes, request_id
+) -> None:
     async with httpx2.AsyncClient(timeout=httpx2.Timeout(30.0)) as client:
         headers = await _http_session(client, fast_server.url)
         response = await bounded(client.post(fast_server.url, content=body, headers=headers), 30, "the frame")
         assert response.status_code == 400, response.text[:200]
         assert response.json()["id"] == request_id and response.json()["error"]["code"] == -32700
-        ping = await client.post(fast_server.url, json={"jsonrpc": "2.0", "id": "ok", "method": "ping"},
-                                 headers=headers)
+        ping = await client.post(
+            fast_server.url, json={"jsonrpc": "2.0", "id": "ok", "method": "ping"}, headers=headers
+        )
         assert ping.status_code == 200 and ping.json()["result"] == {}

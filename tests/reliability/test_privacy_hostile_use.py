@@ -24,11 +24,25 @@ from plasmate_nb.client import ToolError
 from plasmate_nb.trace.som_walk import iter_elements
 from tests.reliability.support import SIZED, TOKEN, Remote, Sizes, leaks, record_figures, remote
 
-ACTIONS = ("navigate", "click", "type", "select", "toggle", "clear", "scroll", "evaluate", "cookies",
-           "trace", "replay", "close")
+ACTIONS = (
+    "navigate",
+    "click",
+    "type",
+    "select",
+    "toggle",
+    "clear",
+    "scroll",
+    "evaluate",
+    "cookies",
+    "trace",
+    "replay",
+    "close",
+)
 START_PAGES = ("echo", "login", "details")
 URL_PARTS = ("path", "query", "fragment", "userinfo")
-secrets = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=10, max_size=20).map(lambda s: "zq" + s)
+secrets = st.text(alphabet=string.ascii_lowercase + string.digits, min_size=10, max_size=20).map(
+    lambda s: "zq" + s
+)
 
 
 class Sites:
@@ -40,8 +54,12 @@ class Sites:
 
     def with_secret(self, url: str, secret: str, where: str) -> str:
         scheme, rest = url.split("://", 1)
-        return {"path": f"{url}/{secret}", "query": f"{url}?q={secret}", "fragment": f"{url}#{secret}",
-                "userinfo": f"{scheme}://user:{secret}@{rest}"}[where]
+        return {
+            "path": f"{url}/{secret}",
+            "query": f"{url}?q={secret}",
+            "fragment": f"{url}#{secret}",
+            "userinfo": f"{scheme}://user:{secret}@{rest}",
+        }[where]
 
 
 class Driver:
@@ -64,7 +82,11 @@ class Driver:
         self.actions["open_page"] += 1
 
     def _element(self, action: str) -> str:
-        ids = [e["id"] for e in iter_elements({"regions": self.page.get("regions", [])}) if action in e.get("actions", [])]
+        ids = [
+            e["id"]
+            for e in iter_elements({"regions": self.page.get("regions", [])})
+            if action in e.get("actions", [])
+        ]
         return self.rng.choice(ids) if ids else "e_absent"
 
     async def _act(self, tool: str, **arguments: Any) -> None:
@@ -89,18 +111,34 @@ class Driver:
         elif action == "type":
             await self._act("type_text", element_id=self._element("type"), text=s, append=rng.random() < 0.5)
         elif action == "select":
-            await self._act("select_option", element_id=self._element("select"), value=rng.choice([s, "two", "team"]))
+            await self._act(
+                "select_option", element_id=self._element("select"), value=rng.choice([s, "two", "team"])
+            )
         elif action in ("toggle", "clear"):
             await self._act(action, element_id=self._element(action))
         elif action == "scroll":
-            await self._act("scroll", direction=rng.choice(["up", "down", "top", "bottom"]), pixels=rng.randint(0, 900))
+            await self._act(
+                "scroll", direction=rng.choice(["up", "down", "top", "bottom"]), pixels=rng.randint(0, 900)
+            )
         elif action == "evaluate":
-            await self._act("evaluate", expression=rng.choice([
-                f"'{s}'", f"document.title + ' {s}'",
-                f"(() => {{ document.querySelector('h1').textContent = '{s}'; return {{secret: '{s}'}}; }})()"]))
+            await self._act(
+                "evaluate",
+                expression=rng.choice(
+                    [
+                        f"'{s}'",
+                        f"document.title + ' {s}'",
+                        f"(() => {{ document.querySelector('h1').textContent = '{s}'; return {{secret: '{s}'}}; }})()",
+                    ]
+                ),
+            )
         elif action == "cookies":
-            await self._act("set_cookies", cookies=[{"name": f"n{s}", "value": s, "domain": "127.0.0.1", "path": "/"},
-                                                    {"name": "d", "value": s, "domain": f"{s}.test", "path": "/"}])
+            await self._act(
+                "set_cookies",
+                cookies=[
+                    {"name": f"n{s}", "value": s, "domain": "127.0.0.1", "path": "/"},
+                    {"name": "d", "value": s, "domain": f"{s}.test", "path": "/"},
+                ],
+            )
             await self._act("get_cookies")
             await self._act("clear_cookies", **rng.choice([{"name": f"n{s}"}, {"domain": f"{s}.test"}, {}]))
         elif action == "trace":
@@ -117,8 +155,12 @@ class Driver:
         export = await self._trace("trace_export")
         trace_id = (await self._trace("trace_status"))["trace_id"]
         for event in export["events"][-6:]:
-            await self._trace("replay_validate", trace_id=trace_id, sequence=event["sequence"],
-                              confirmed=self.rng.random() < 0.5)
+            await self._trace(
+                "replay_validate",
+                trace_id=trace_id,
+                sequence=event["sequence"],
+                confirmed=self.rng.random() < 0.5,
+            )
 
     async def close(self) -> None:
         await self.replay_all()
@@ -126,7 +168,9 @@ class Driver:
         self.sid = None
 
 
-async def _drive(url: str, sites: Sites, secret: str, start: str, where: str, plan: list[str], seed: int) -> Driver:
+async def _drive(
+    url: str, sites: Sites, secret: str, start: str, where: str, plan: list[str], seed: int
+) -> Driver:
     async with remote(url) as client:
         driver = Driver(client, sites, secret, random.Random(seed))
         for action in plan:
@@ -166,7 +210,13 @@ def _notebook_surfaces(url: str, sites: Sites, secret: str) -> list[str]:
         s.set_cookies([{"name": f"n{secret}", "value": secret, "domain": "127.0.0.1"}])
         s.scroll("down")
         dashboard, panel = s.trace.dashboard(), s.replay_panel()
-        texts += [*_texts(s), *_texts(s.trace.status()), *_texts(s.trace.export()), *_texts(dashboard), *_texts(panel)]
+        texts += [
+            *_texts(s),
+            *_texts(s.trace.status()),
+            *_texts(s.trace.export()),
+            *_texts(dashboard),
+            *_texts(panel),
+        ]
         texts += _frame(s.trace.events()) + _frame(s.replay_validate_all(progress=False))
         for sequence in s.trace.export().events()["sequence"].tolist():
             texts += _texts(s.replay_validate(sequence, confirmed=True))
@@ -183,20 +233,40 @@ def test_no_secret_reaches_traces_notebook_views_or_logs(server_process, demo, h
     tried: list[str] = []
     actions: Counter[str] = Counter()
 
-    @settings(max_examples=sizes.privacy_examples, deadline=None, database=None,
-              phases=[Phase.explicit, Phase.generate],  # a leak is reported as found: shrinking a browser run is slow
-              suppress_health_check=[HealthCheck.too_slow])
-    @given(secret=secrets, start=st.sampled_from(START_PAGES), where=st.sampled_from(URL_PARTS),
-           plan=st.lists(st.sampled_from(ACTIONS), min_size=4, max_size=14), seed=st.integers(0, 2**32 - 1))
+    @settings(
+        max_examples=sizes.privacy_examples,
+        deadline=None,
+        database=None,
+        phases=[
+            Phase.explicit,
+            Phase.generate,
+        ],  # a leak is reported as found: shrinking a browser run is slow
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    @given(
+        secret=secrets,
+        start=st.sampled_from(START_PAGES),
+        where=st.sampled_from(URL_PARTS),
+        plan=st.lists(st.sampled_from(ACTIONS), min_size=4, max_size=14),
+        seed=st.integers(0, 2**32 - 1),
+    )
     def example(secret: str, start: str, where: str, plan: list[str], seed: int) -> None:
         tried.append(secret)
         driver = run_sync(_drive(server_process.url, sites, secret, start, where, plan, seed))
         actions.update(driver.actions)
         assert not leaks(secret, driver.trace_texts), "a secret reached a trace payload"
-        assert not leaks(secret, _notebook_surfaces(server_process.url, sites, secret)), "a secret reached a notebook view"
+        assert not leaks(secret, _notebook_surfaces(server_process.url, sites, secret)), (
+            "a secret reached a notebook view"
+        )
         assert not leaks(secret, [server_process.stderr()]), "a secret reached the server log"
 
     example()
     assert not any(leaks(secret, [server_process.stderr()]) for secret in tried)
-    record_figures(sizes, "privacy", secrets_tried=len(tried), tool_calls=sum(actions.values()),
-                   calls_by_tool=dict(sorted(actions.items())), server_stderr_bytes=len(server_process.stderr()))
+    record_figures(
+        sizes,
+        "privacy",
+        secrets_tried=len(tried),
+        tool_calls=sum(actions.values()),
+        calls_by_tool=dict(sorted(actions.items())),
+        server_stderr_bytes=len(server_process.stderr()),
+    )

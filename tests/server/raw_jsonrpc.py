@@ -26,14 +26,20 @@ QUIET_S = 1.0  # how long "no answer" is waited for
 
 
 def initialize_params(version: str) -> dict[str, Any]:
-    return {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "raw-test", "version": "1"}}
+    return {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "raw-test", "version": "1"},
+    }
 
 
 def modern_meta() -> dict[str, Any]:
     """The 2026-07-28 per-request envelope (``params._meta``): needs no ``initialize``."""
-    return {"io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+    return {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
 
 
 class RawStdio:
@@ -41,8 +47,12 @@ class RawStdio:
 
     def __init__(self, *extra: str, command: list[str] | None = None) -> None:
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
-        self.process = subprocess.Popen([*(command or COMMAND), *extra], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=self._stderr)
+        self.process = subprocess.Popen(
+            [*(command or COMMAND), *extra],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+        )
         self._lines: queue.Queue[bytes] = queue.Queue()
         self._ids = itertools.count(1)
         self.unmatched: list[dict[str, Any]] = []  # answers read while waiting for another id
@@ -142,8 +152,11 @@ class RawHttp:
 
     def __init__(self, url: str, token: str) -> None:
         self.url = url
-        self.headers = {"authorization": f"Bearer {token}", "content-type": "application/json",
-                        "accept": "application/json, text/event-stream"}
+        self.headers = {
+            "authorization": f"Bearer {token}",
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+        }
         self.client = httpx2.AsyncClient(timeout=ANSWER_BOUND_S)
         self._ids = itertools.count(1)
 
@@ -151,11 +164,15 @@ class RawHttp:
         return await self.client.post(self.url, json=message, headers=self.headers)
 
     async def initialize(self, version: str = STABLE) -> dict[str, Any]:
-        started = await self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                                   "params": initialize_params(version)})
+        started = await self.post(
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize_params(version)}
+        )
         assert started.status_code == 200, started.text
-        self.headers = {**self.headers, "mcp-session-id": started.headers["mcp-session-id"],
-                        "mcp-protocol-version": version}
+        self.headers = {
+            **self.headers,
+            "mcp-session-id": started.headers["mcp-session-id"],
+            "mcp-protocol-version": version,
+        }
         done = await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert done.status_code == 202, done.text
         return started.json()["result"]

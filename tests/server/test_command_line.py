@@ -13,8 +13,17 @@ from plasmate_nb.server.cli import engine_config_from_args
 
 
 def test_allow_network_reaches_the_engine_config_and_refuses_non_networks():
-    args = build_parser().parse_args(["serve", "--allow-network", "10.0.0.0/8", "--allow-network", "fd00::1/128",
-                                      "--allow-host", "intranet.test"])
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "--allow-network",
+            "10.0.0.0/8",
+            "--allow-network",
+            "fd00::1/128",
+            "--allow-host",
+            "intranet.test",
+        ]
+    )
     config = engine_config_from_args(args)
     assert config.allowed_networks == ("10.0.0.0/8", "fd00::1/128")
     assert config.allowed_hosts == ("intranet.test",) and config.allow_private_network is False
@@ -29,8 +38,10 @@ async def test_allow_network_admits_addresses_however_named_and_the_refusal_name
         opened = await server.call("open_page", {"url": f"http://localhost:{port}/login.html"})
         assert opened["title"] == "Sign in"  # a name, admitted by the address it resolves to
         with pytest.raises(ToolError) as refused:
-            await server.call("navigate_to", {"session_id": opened["session_id"],
-                                              "url": f"http://127.0.0.2:{port}/login.html"})
+            await server.call(
+                "navigate_to",
+                {"session_id": opened["session_id"], "url": f"http://127.0.0.2:{port}/login.html"},
+            )
         message = str(refused.value)
         assert "Outbound URL blocked: address 127.0.0.2 is not globally routable" in message
         assert all(flag in message for flag in ("--allow-host", "--allow-network", "--allow-private-network"))

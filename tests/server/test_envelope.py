@@ -75,7 +75,9 @@ def test_a_block_summary_lists_at_most_32_blocks() -> None:
 
 
 def test_the_size_limit_is_in_utf8_bytes_strictly_above_256_kib_and_checked_before_parsing() -> None:
-    at_limit = json.dumps("é" * ((STRUCTURED_MAX_BYTES - 2) // 2), ensure_ascii=False)  # quotes, 2 bytes a char
+    at_limit = json.dumps(
+        "é" * ((STRUCTURED_MAX_BYTES - 2) // 2), ensure_ascii=False
+    )  # quotes, 2 bytes a char
     assert len(at_limit.encode()) == STRUCTURED_MAX_BYTES
     assert text_copy(at_limit) == (json.loads(at_limit), "application/json")
     over = at_limit[:-1] + "a" + at_limit[-1]
@@ -86,7 +88,10 @@ def test_the_size_limit_is_in_utf8_bytes_strictly_above_256_kib_and_checked_befo
 def test_the_depth_limit_counts_the_root_and_the_scalars() -> None:
     assert text_copy(json.dumps(nested(32))) == (nested(32), "application/json")
     deep = json.dumps(nested(33))
-    assert text_copy(deep) == ({"bytes": len(deep), "omitted": True, "reason": DEPTH_REASON}, "application/json")
+    assert text_copy(deep) == (
+        {"bytes": len(deep), "omitted": True, "reason": DEPTH_REASON},
+        "application/json",
+    )
     very_deep = "[" * 100_000 + "]" * 100_000  # deeper than Python's parser goes: still the marker
     assert text_copy(very_deep)[0]["reason"] == DEPTH_REASON
 
@@ -100,13 +105,22 @@ def test_lone_surrogates_in_a_copy_are_escaped_so_the_result_stays_encodable() -
 def test_error_results_are_labelled_tool_error_and_legacy_results_carry_nothing_extra() -> None:
     failed = call_result(ToolResult.error("Element not found: e_1"), "untrusted-web", STABLE)
     assert failed["isError"] is True and failed["structuredContent"] == {
-        "contentType": "text/plain", "result": "Element not found: e_1", "trust": "tool-error"}
+        "contentType": "text/plain",
+        "result": "Element not found: e_1",
+        "trust": "tool-error",
+    }
     assert failed["content"][0]["_meta"] == {**BLOCK_META, "dev.plasmate/trust": "tool-error"}
-    assert failed["_meta"] == {"dev.plasmate/dataHandling": RESULT_DATA_HANDLING, "dev.plasmate/trust": "tool-error"}
+    assert failed["_meta"] == {
+        "dev.plasmate/dataHandling": RESULT_DATA_HANDLING,
+        "dev.plasmate/trust": "tool-error",
+    }
     assert call_result(ToolResult.error("x"), "local", LEGACY) == {
-        "content": [{"type": "text", "text": "x"}], "isError": True}
+        "content": [{"type": "text", "text": "x"}],
+        "isError": True,
+    }
     assert call_result(ToolResult.payload({"a": 1}), "local", LEGACY) == {
-        "content": [{"type": "text", "text": '{"a":1}'}]}  # no isError key on success, as the reference
+        "content": [{"type": "text", "text": '{"a":1}'}]
+    }  # no isError key on success, as the reference
     assert "resultType" not in call_result(ToolResult.payload(1), "local", STABLE)
     assert call_result(ToolResult.payload(1), "local", "2026-07-28")["resultType"] == "complete"
 
@@ -144,10 +158,15 @@ def test_tools_list_declares_the_one_output_schema_from_2025_11_25(server: RawSt
     for tool, spec in zip(tools, TOOLS, strict=True):
         assert set(tool) == {"name", "title", "description", "inputSchema", "annotations", "outputSchema"}
         assert tool["outputSchema"] == OUTPUT_SCHEMA and tool["title"] == spec.title
-        assert {key: tool["annotations"][key] for key in ("readOnlyHint", "destructiveHint", "idempotentHint",
-                                                          "openWorldHint")} == {
-            "readOnlyHint": spec.read_only, "destructiveHint": spec.destructive,
-            "idempotentHint": spec.idempotent, "openWorldHint": spec.open_world}
+        assert {
+            key: tool["annotations"][key]
+            for key in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+        } == {
+            "readOnlyHint": spec.read_only,
+            "destructiveHint": spec.destructive,
+            "idempotentHint": spec.idempotent,
+            "openWorldHint": spec.open_world,
+        }
 
 
 def test_a_json_payload_is_copied_parsed_with_sorted_keys(server: RawStdio, demo) -> None:
@@ -166,15 +185,26 @@ def test_a_plain_text_payload_is_copied_as_the_string(server: RawStdio, demo) ->
     result = server.call("extract_text", {"url": demo.url("/index.html")})
     structured = _check_shape(result, server.version, "untrusted-web")
     if structured is not None:
-        assert structured == {"contentType": "text/plain", "result": result["content"][0]["text"],
-                              "trust": "untrusted-web"}
+        assert structured == {
+            "contentType": "text/plain",
+            "result": result["content"][0]["text"],
+            "trust": "untrusted-web",
+        }
 
 
 def test_a_tool_error_is_labelled_tool_error(server: RawStdio) -> None:
     result = server.call("click", {"session_id": "no-such-session", "element_id": "e_1"})
     assert result["isError"] is True and result["content"] == [
-        {"type": "text", "text": "Session not found: no-such-session", **(
-            {} if server.version == LEGACY else {"_meta": {**BLOCK_META, "dev.plasmate/trust": "tool-error"}})}]
+        {
+            "type": "text",
+            "text": "Session not found: no-such-session",
+            **(
+                {}
+                if server.version == LEGACY
+                else {"_meta": {**BLOCK_META, "dev.plasmate/trust": "tool-error"}}
+            ),
+        }
+    ]
     structured = _check_shape(result, server.version, "tool-error")
     assert structured is None or structured["result"] == "Session not found: no-such-session"
 
@@ -188,11 +218,20 @@ def test_a_text_over_256_kib_is_replaced_by_the_size_marker(server: RawStdio, de
         structured = _check_shape(result, server.version, "untrusted-web")
         if structured is not None:
             assert structured["contentType"] == "text/plain"
-            assert structured["result"] == {"bytes": len(text.encode()), "omitted": True, "reason": SIZE_REASON}
-        deep = server.call("evaluate", {"session_id": sid, "expression": "JSON.parse('" + json.dumps(nested(33)) + "')"})
+            assert structured["result"] == {
+                "bytes": len(text.encode()),
+                "omitted": True,
+                "reason": SIZE_REASON,
+            }
+        deep = server.call(
+            "evaluate", {"session_id": sid, "expression": "JSON.parse('" + json.dumps(nested(33)) + "')"}
+        )
         structured = _check_shape(deep, server.version, "untrusted-web")
         if structured is not None:  # {"result": <33 levels>} is 34 deep
-            assert structured["result"]["reason"] == DEPTH_REASON and structured["contentType"] == "application/json"
+            assert (
+                structured["result"]["reason"] == DEPTH_REASON
+                and structured["contentType"] == "application/json"
+            )
     finally:
         server.call("close_page", {"session_id": sid})
 
@@ -204,15 +243,20 @@ def test_an_image_is_summarised_and_text_plus_image_is_a_block_summary(server: R
     assert image["mimeType"] == "image/png" and len(image["data"]) > 100
     structured = _check_shape(shot, server.version, "untrusted-web")
     if structured is not None:
-        assert structured == {"contentType": "image/png", "trust": "untrusted-web",
-                              "result": {"encodedBytes": len(image["data"]), "mimeType": "image/png"}}
+        assert structured == {
+            "contentType": "image/png",
+            "trust": "untrusted-web",
+            "result": {"encodedBytes": len(image["data"]), "mimeType": "image/png"},
+        }
     both = server.call("inspect_page", {"url": demo.url("/index.html"), "visual_mode": "always"})
     assert [block["type"] for block in both["content"]] == ["text", "image"]
     structured = _check_shape(both, server.version, "untrusted-web")
     if structured is not None:
         assert structured["contentType"] == "application/vnd.mcp.content+json"
-        assert structured["result"] == {"blockCount": 2, "blocks": [{"mimeType": None, "type": "text"},
-                                                                    {"mimeType": "image/png", "type": "image"}]}
+        assert structured["result"] == {
+            "blockCount": 2,
+            "blocks": [{"mimeType": None, "type": "text"}, {"mimeType": "image/png", "type": "image"}],
+        }
 
 
 def test_cache_status_is_local(server: RawStdio) -> None:
@@ -240,12 +284,16 @@ async def test_http_sends_the_same_envelope(http_url: str, demo) -> None:
         await raw.initialize(STABLE)
         tools = (await raw.request("tools/list"))["result"]["tools"]
         assert all(tool["outputSchema"] == OUTPUT_SCHEMA for tool in tools)
-        opened = (await raw.request("tools/call", {"name": "open_page", "arguments": {"url": demo.url("/login.html")}}))
+        opened = await raw.request(
+            "tools/call", {"name": "open_page", "arguments": {"url": demo.url("/login.html")}}
+        )
         result = opened["result"]
         structured = _check_shape(result, STABLE, "untrusted-web")
         assert structured is not None and structured["result"] == json.loads(result["content"][0]["text"])
-        closed = await raw.request("tools/call", {"name": "close_page",
-                                                  "arguments": {"session_id": structured["result"]["session_id"]}})
+        closed = await raw.request(
+            "tools/call",
+            {"name": "close_page", "arguments": {"session_id": structured["result"]["session_id"]}},
+        )
         assert closed["result"]["structuredContent"]["trust"] == "sensitive-session"
     finally:
         await raw.aclose()

@@ -56,7 +56,10 @@ def test_tools_need_initialize_then_initialized_and_a_new_initialize_starts_over
         assert error_of(raw.request(method, params)) == {"code": -32600, "message": answers.NOT_INITIALIZED}
     assert "result" in raw.request("initialize", initialize_params(STABLE))
     for method, params in (("tools/list", None), ("tools/call", {"name": "session_status"})):
-        assert error_of(raw.request(method, params)) == {"code": -32600, "message": answers.AWAITING_INITIALIZED}
+        assert error_of(raw.request(method, params)) == {
+            "code": -32600,
+            "message": answers.AWAITING_INITIALIZED,
+        }
     raw.notify("notifications/initialized")
     assert len(raw.request("tools/list")["result"]["tools"]) > 0
     assert "result" in raw.request("initialize", initialize_params(STABLE))  # re-initialising resets the flag
@@ -65,8 +68,11 @@ def test_tools_need_initialize_then_initialized_and_a_new_initialize_starts_over
 
 def test_initialized_sent_with_an_id_is_answered(raw: RawStdio) -> None:
     too_early = raw.request("notifications/initialized", id="early")
-    assert too_early == {"jsonrpc": "2.0", "id": "early",
-                         "error": {"code": -32600, "message": answers.INITIALIZED_TOO_EARLY}}
+    assert too_early == {
+        "jsonrpc": "2.0",
+        "id": "early",
+        "error": {"code": -32600, "message": answers.INITIALIZED_TOO_EARLY},
+    }
     assert error_of(raw.request("tools/list"))["message"] == answers.NOT_INITIALIZED  # it opened nothing
     raw.request("initialize", initialize_params(LEGACY))
     assert raw.request("notifications/initialized", id=7) == {"jsonrpc": "2.0", "id": 7, "result": {}}
@@ -142,7 +148,9 @@ def test_an_unknown_method_names_itself(ready: RawStdio, method: str) -> None:
     ({"name": "nope", "arguments": {}}, "Unknown tool: nope"),
     ({"name": "nope", "arguments": "not an object"}, "Unknown tool: nope"),  # the name is checked first
 ])  # fmt: skip
-def test_tools_call_params_and_unknown_tools_are_json_rpc_errors(ready: RawStdio, params, message: str) -> None:
+def test_tools_call_params_and_unknown_tools_are_json_rpc_errors(
+    ready: RawStdio, params, message: str
+) -> None:
     answer = ready.request("tools/call", params)
     assert answer["id"] and error_of(answer) == {"code": -32602, "message": message}
 
@@ -160,11 +168,17 @@ async def dispatcher() -> AsyncIterator[Dispatcher]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_the_sdk_client_receives_an_unknown_tool_as_an_mcp_error(dispatcher: Dispatcher, mode: str) -> None:
+async def test_the_sdk_client_receives_an_unknown_tool_as_an_mcp_error(
+    dispatcher: Dispatcher, mode: str
+) -> None:
     async with Client(build_server(dispatcher), mode=mode) as client:
         with pytest.raises(MCPError) as raised:
             await client.call_tool("nope", {})
-    assert (raised.value.code, raised.value.message, raised.value.data) == (-32602, "Unknown tool: nope", None)
+    assert (raised.value.code, raised.value.message, raised.value.data) == (
+        -32602,
+        "Unknown tool: nope",
+        None,
+    )
 
 
 async def test_the_in_process_dispatcher_keeps_an_unknown_tool_a_tool_error(dispatcher: Dispatcher) -> None:
@@ -176,9 +190,14 @@ async def test_http_gives_the_same_answers(dispatcher: Dispatcher) -> None:
     server = await HttpServer(dispatcher, port=0, token=TOKEN).start()
     raw = RawHttp(server.url, TOKEN)
     try:
-        started = await raw.post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize_params(STABLE)})
-        raw.headers = {**raw.headers, "mcp-session-id": started.headers["mcp-session-id"],
-                       "mcp-protocol-version": STABLE}
+        started = await raw.post(
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize_params(STABLE)}
+        )
+        raw.headers = {
+            **raw.headers,
+            "mcp-session-id": started.headers["mcp-session-id"],
+            "mcp-protocol-version": STABLE,
+        }
         assert (await raw.request("tools/list"))["error"]["message"] == answers.AWAITING_INITIALIZED
         assert (await raw.post({"jsonrpc": "2.0", "method": "notifications/initialized"})).status_code == 202
         unknown = await raw.request("tools/call", {"name": "nope", "arguments": {}})

@@ -48,9 +48,18 @@ async def test_in_process_sdk_client_lists_tools_and_runs_a_traced_session(dispa
         assert client.server_info.name == SERVER_NAME
         listed = await client.list_tools()
         assert {tool.name for tool in listed.tools} == {tool.name for tool in TOOLS}
-        closed = {tool.name for tool in listed.tools if tool.input_schema.get("additionalProperties") is False}
-        assert closed == {"trace_status", "trace_export", "trace_clear", "replay_validate",
-                          "ard_discover", "crawl_policy", "inspect_page"}
+        closed = {
+            tool.name for tool in listed.tools if tool.input_schema.get("additionalProperties") is False
+        }
+        assert closed == {
+            "trace_status",
+            "trace_export",
+            "trace_clear",
+            "replay_validate",
+            "ard_discover",
+            "crawl_policy",
+            "inspect_page",
+        }
         opened = await client.call_tool("open_page", {"url": demo.url("/login.html"), "trace": True})
         assert not opened.is_error
         sid = json.loads(_text(opened))["session_id"]
@@ -112,7 +121,9 @@ async def _post(server: HttpServer, headers: dict[str, str], body: bytes = b"{}"
 async def test_http_refuses_missing_or_wrong_tokens(http_server: HttpServer) -> None:
     assert (await _post(http_server, {})).status_code == 401
     wrong = await _post(http_server, {"authorization": "Bearer " + "x" * 40})
-    assert wrong.status_code == 401 and wrong.json()["error"]["message"].startswith("Missing or invalid bearer")
+    assert wrong.status_code == 401 and wrong.json()["error"]["message"].startswith(
+        "Missing or invalid bearer"
+    )
     assert (await _post(http_server, {"authorization": f"bearer {TOKEN}"})).status_code == 401
 
 

@@ -51,7 +51,11 @@ def _elements(node: Any) -> Iterator[dict[str, Any]]:
 
 
 def _link(page: dict[str, Any], text: str) -> str:
-    found = [element["id"] for element in _elements(page) if element["role"] == "link" and element.get("text") == text]
+    found = [
+        element["id"]
+        for element in _elements(page)
+        if element["role"] == "link" and element.get("text") == text
+    ]
     assert found, f"no link {text!r} in the page model"
     return found[0]
 
@@ -83,7 +87,9 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     assert page["regions"] and any(region.get("elements") for region in page["regions"])
 
     # 3. extract_text: the page's text.
-    assert "Small local pages for trying browser sessions" in _extract_text_step(mcp, tools, demo.url("/index.html"))
+    assert "Small local pages for trying browser sessions" in _extract_text_step(
+        mcp, tools, demo.url("/index.html")
+    )
 
     # 4. open_page, traced.
     opened = mcp.payload("open_page", {"url": demo.url("/login.html"), "trace": True})
@@ -91,7 +97,9 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     assert sid and opened["title"] == "Sign in"
 
     # 5. evaluate.
-    assert mcp.payload("evaluate", {"session_id": sid, "expression": "document.title"}) == {"result": "Sign in"}
+    assert mcp.payload("evaluate", {"session_id": sid, "expression": "document.title"}) == {
+        "result": "Sign in"
+    }
 
     # 6. a click that navigates.
     clicked = mcp.payload("click", {"session_id": sid, "element_id": _link(opened, "Welcome")})
@@ -105,8 +113,15 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     assert export["schema"] == "plasmate.trace.v1" and "document.title" not in export_text
     click = [event for event in export["events"] if event["action"] == "click"]
     assert click
-    replay = mcp.payload("replay_validate", {"session_id": sid, "trace_id": export["trace_id"],
-                                             "sequence": click[0]["sequence"], "confirmed": True})
+    replay = mcp.payload(
+        "replay_validate",
+        {
+            "session_id": sid,
+            "trace_id": export["trace_id"],
+            "sequence": click[0]["sequence"],
+            "confirmed": True,
+        },
+    )
     assert replay["status"] == "refused" and replay["side_effects"] is False
     assert replay["execution_available"] is False
 
@@ -118,7 +133,9 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     # The whole answer is sorted at every level, as the reference serialises it; sizes are unchanged.
     final = closed["final_trace"]
     assert sorted_everywhere(closed)
-    assert final["events"][:-1] == export["events"] and final["retained_events"] == export["retained_events"] + 1
+    assert (
+        final["events"][:-1] == export["events"] and final["retained_events"] == export["retained_events"] + 1
+    )
     close_event_bytes = _compact_len(final["events"][-1])
     assert final["retained_bytes"] == export["retained_bytes"] + close_event_bytes
     assert final["retained_bytes"] == sum(_compact_len(event) for event in final["events"])

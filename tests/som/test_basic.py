@@ -18,7 +18,12 @@ async def test_login_page_regions_roles_and_meta(page, fixture_server):
     assert email["role"] == "text_input"
     assert email["label"] == "Email"
     assert email["actions"] == ["type", "clear"]
-    assert email["attrs"] == {"input_type": "email", "name": "email", "placeholder": "you@example.com", "required": True}
+    assert email["attrs"] == {
+        "input_type": "email",
+        "name": "email",
+        "placeholder": "you@example.com",
+        "required": True,
+    }
     assert by_text(data, "Sign In")["role"] in {"heading", "button"}
     assert by_html_id(data, "remember")["actions"] == ["toggle"]
     meta = data["meta"]

@@ -37,7 +37,9 @@ async def test_id_changes_with_name_role_path_and_origin(page, fixture_server):
     title_id = by_text(relabelled, "Stable title")["id"]
     await page.evaluate("document.querySelector('main').prepend(document.createComment('x'))")
     shifted = (await compile_page(page, timeout=TIMEOUT_S)).data
-    assert by_text(shifted, "Stable title")["id"] == expected_id(fixture_server, "heading", "Stable title", "0/0/1")
+    assert by_text(shifted, "Stable title")["id"] == expected_id(
+        fixture_server, "heading", "Stable title", "0/0/1"
+    )
     assert by_text(shifted, "Stable title")["id"] != title_id
     # origin change: same document from localhost instead of 127.0.0.1
     other = fixture_server.replace("127.0.0.1", "localhost")

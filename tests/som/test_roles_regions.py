@@ -70,7 +70,12 @@ async def test_attrs_keys_and_order(page, fixture_server):
     assert list(desc) == ["id", "role", "html_id", "actions", "attrs"]
     heading = by_text(som.data, "Heading two")
     assert heading["attrs"] == {"level": 2, "title": "Tip"} and heading["label"] == "Tip"
-    assert by_text(som.data, "fallback")["attrs"] == {"height": "50", "name": "fr", "src": "/frame.html", "width": "100"}
+    assert by_text(som.data, "fallback")["attrs"] == {
+        "height": "50",
+        "name": "fr",
+        "src": "/frame.html",
+        "width": "100",
+    }
     assert by_text(som.data, "Send it")["attrs"]["button_type"] == "submit"
     assert by_text(som.data, "Delete")["hints"] == ["danger", "large"]
 
@@ -101,8 +106,14 @@ async def test_select_options_list_items_and_table_data(page, fixture_server):
     multi = by_html_id(data, "multi")["attrs"]
     assert (multi["multiple"], multi["size"], multi["selected_values"]) == (True, 3, ["x"])
     lists = [e for e in elements(data) if e["role"] == "list"]
-    assert lists[0]["attrs"]["items"][-1] == {"text": "[2 more items]"} and len(lists[0]["attrs"]["items"]) == 6
+    assert (
+        lists[0]["attrs"]["items"][-1] == {"text": "[2 more items]"} and len(lists[0]["attrs"]["items"]) == 6
+    )
     assert lists[1]["attrs"]["ordered"] is True
     table = next(e for e in elements(data) if e["role"] == "table")
-    assert table["attrs"] == {"caption": "Prices", "headers": ["Plan", "Cost"], "rows": [["Starter", "$5"], ["Team", "Team"]]}
+    assert table["attrs"] == {
+        "caption": "Prices",
+        "headers": ["Plan", "Cost"],
+        "rows": [["Starter", "$5"], ["Team", "Team"]],
+    }
     assert "text" not in table

@@ -43,7 +43,11 @@ async def test_live_state_after_user_actions(page, fixture_server):
     assert by_html_id(after, "name")["attrs"]["value"] == "Ada Lovelace"
     assert by_html_id(after, "agree")["attrs"]["checked"] is True
     color = by_html_id(after, "color")["attrs"]
-    assert color["value"] == "g" and color["options"][1]["selected"] is True and "selected" not in color["options"][0]
+    assert (
+        color["value"] == "g"
+        and color["options"][1]["selected"] is True
+        and "selected" not in color["options"][0]
+    )
     assert by_html_id(after, "bio")["attrs"]["value"] == "Wrote notes"
     assert by_html_id(after, "more")["attrs"]["open"] is True
     assert "hunter2-Secret" not in som.text
@@ -70,7 +74,9 @@ async def test_open_shadow_roots_feed_paths_and_ids(page, fixture_server):
     assert inner[1]["id"] == expected_id(fixture_server, "button", "Shadow button", "0/1/1#shadow/1")
     widget = by_html_id(som.data, "cw")
     assert widget["role"] == "group"
-    assert by_html_id({"regions": [widget["shadow"]]}, "si")["label"] == "Inner"  # label index per shadow root
+    assert (
+        by_html_id({"regions": [widget["shadow"]]}, "si")["label"] == "Inner"
+    )  # label index per shadow root
     assert "Imperative button" in som.text
     assert "Closed button" not in som.text
     handle = await som.resolve(inner[1]["id"])

@@ -34,7 +34,9 @@ class Seen:
 
 
 class ScriptedServer:
-    def __init__(self, routes: dict[str, Route] | None = None, *, tls: tuple[Path, Path] | None = None) -> None:
+    def __init__(
+        self, routes: dict[str, Route] | None = None, *, tls: tuple[Path, Path] | None = None
+    ) -> None:
         self.routes: dict[str, Route] = dict(routes or {})
         self.seen: list[Seen] = []
         owner = self
@@ -48,8 +50,11 @@ class ScriptedServer:
             def do_GET(self) -> None:
                 owner.seen.append(Seen("GET", self.path, {k.lower(): v for k, v in self.headers.items()}))
                 route = owner.routes.get(self.path.split("?", 1)[0])
-                answer = Answer(404, "not found", "text/plain") if route is None else (
-                    route(self.path) if callable(route) else route)
+                answer = (
+                    Answer(404, "not found", "text/plain")
+                    if route is None
+                    else (route(self.path) if callable(route) else route)
+                )
                 if answer.delay:
                     time.sleep(answer.delay)
                 body = answer.body.encode() if isinstance(answer.body, str) else answer.body
@@ -88,7 +93,9 @@ class ScriptedServer:
 
 
 @contextmanager
-def scripted(routes: dict[str, Route] | None = None, *, tls: tuple[Path, Path] | None = None) -> Iterator[ScriptedServer]:
+def scripted(
+    routes: dict[str, Route] | None = None, *, tls: tuple[Path, Path] | None = None
+) -> Iterator[ScriptedServer]:
     server = ScriptedServer(routes, tls=tls).start()
     try:
         yield server
@@ -100,8 +107,25 @@ def self_signed(directory: Path) -> tuple[Path, Path]:
     """A self-signed certificate for ``localhost`` and ``127.0.0.1`` (its own CA), by the openssl CLI."""
     cert, key = directory / "cert.pem", directory / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True,
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
     )
     return cert, key

@@ -114,7 +114,9 @@ def _tool_name_collections(path: Path) -> list[tuple[int, list[str]]]:
             items = [key for key in node.keys if key is not None]
         else:
             continue
-        values = [item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+        values = [
+            item.value for item in items if isinstance(item, ast.Constant) and isinstance(item.value, str)
+        ]
         if len(values) >= 3 and len(values) == len(items) and set(values) <= TOOL_NAMES:
             found.append((node.lineno, values))
     return found

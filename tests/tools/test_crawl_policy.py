@@ -10,11 +10,23 @@ from plasmate_nb.tools import Dispatcher
 from plasmate_nb.tools.crawl_policy import LIMITATIONS, scan, specificity_octets
 from tests.tools.local_http import Answer, scripted
 
-REPORT_FIELDS = ["schema_version", "spec_snapshot", "target_url", "product_token", "source", "decision", "parsing",
-                 "advisories", "trust", "limitations"]
+REPORT_FIELDS = [
+    "schema_version",
+    "spec_snapshot",
+    "target_url",
+    "product_token",
+    "source",
+    "decision",
+    "parsing",
+    "advisories",
+    "trust",
+    "limitations",
+]
 
 
-async def evaluate(dispatcher: Dispatcher, robots: str | Answer, path: str = "/private", **arguments: object) -> dict:
+async def evaluate(
+    dispatcher: Dispatcher, robots: str | Answer, path: str = "/private", **arguments: object
+) -> dict:
     answer = robots if isinstance(robots, Answer) else Answer(200, robots, "text/plain")
     with scripted({"/robots.txt": answer}) as server:
         result = await dispatcher.call("crawl_policy", {"url": server.url(path), **arguments})
@@ -30,26 +42,48 @@ async def test_reference_example(dispatcher: Dispatcher) -> None:
     seen, origin = report.pop("_seen"), report.pop("_origin")
     assert list(report) == REPORT_FIELDS
     assert report["schema_version"] == "plasmate.crawl-policy.v1"
-    assert report["spec_snapshot"] == {"standard": "RFC 9309", "checked_at": "2026-07-19",
-                                       "source": "https://www.rfc-editor.org/rfc/rfc9309.html"}
+    assert report["spec_snapshot"] == {
+        "standard": "RFC 9309",
+        "checked_at": "2026-07-19",
+        "source": "https://www.rfc-editor.org/rfc/rfc9309.html",
+    }
     assert report["target_url"] == origin + "/private" and report["product_token"] == "Plasmate"
     assert report["source"] == {
-        "requested_url": origin + "/robots.txt", "final_url": origin + "/robots.txt", "http_status": 200,
-        "classification": "available", "content_type": "text/plain", "content_bytes": 33, "checks_total": 1,
-        "checks_completed": 1, "checks_failed": 0,
+        "requested_url": origin + "/robots.txt",
+        "final_url": origin + "/robots.txt",
+        "http_status": 200,
+        "classification": "available",
+        "content_type": "text/plain",
+        "content_bytes": 33,
+        "checks_total": 1,
+        "checks_completed": 1,
+        "checks_failed": 0,
     }
     assert report["decision"] == {
-        "allowed": False, "reason": "disallow_rule", "groups_total": 1, "groups_selected": 1,
-        "selected_specificity_bytes": 0, "selected_user_agents": ["*"], "rules_considered": 1, "rules_matched": 1,
-        "matched_rule": {"group_index": 0, "directive": "disallow", "pattern": "/private",
-                         "normalized_pattern": "/private", "pattern_bytes": 8, "pattern_truncated": False,
-                         "specificity_octets": 8},
+        "allowed": False,
+        "reason": "disallow_rule",
+        "groups_total": 1,
+        "groups_selected": 1,
+        "selected_specificity_bytes": 0,
+        "selected_user_agents": ["*"],
+        "rules_considered": 1,
+        "rules_matched": 1,
+        "matched_rule": {
+            "group_index": 0,
+            "directive": "disallow",
+            "pattern": "/private",
+            "normalized_pattern": "/private",
+            "pattern_bytes": 8,
+            "pattern_truncated": False,
+            "specificity_octets": 8,
+        },
     }
     parsing = report["parsing"]
     assert (parsing["lines_seen"], parsing["lines_parsed"], parsing["lines_ignored"]) == (3, 2, 1)
     assert (parsing["groups_seen"], parsing["rules_seen"], parsing["rules_retained"]) == (1, 1, 1)
     assert report["trust"] == {
-        "classification": "untrusted_advisory_metadata", "verification": "not_authorization",
+        "classification": "untrusted_advisory_metadata",
+        "verification": "not_authorization",
         "data_handling": "Treat robots.txt as advisory data only; it does not grant access or override authorization.",
     }
     assert report["limitations"] == LIMITATIONS and len(LIMITATIONS) == 4
@@ -57,8 +91,10 @@ async def test_reference_example(dispatcher: Dispatcher) -> None:
 
 
 async def test_exact_group_merge_and_allow_wins_the_tie(dispatcher: Dispatcher) -> None:
-    robots = ("User-agent: Plasmate\nAllow: /private$\n\nUser-agent: other\nDisallow: /\n\n"
-              "User-agent: plasmate\nDisallow: /private\n\nUser-agent: *\nDisallow: /\n")
+    robots = (
+        "User-agent: Plasmate\nAllow: /private$\n\nUser-agent: other\nDisallow: /\n\n"
+        "User-agent: plasmate\nDisallow: /private\n\nUser-agent: *\nDisallow: /\n"
+    )
     allowed = await evaluate(dispatcher, robots, "/private")
     assert allowed["decision"]["allowed"] is True and allowed["decision"]["reason"] == "allow_rule"
     assert allowed["decision"]["groups_selected"] == 2
@@ -77,22 +113,39 @@ async def test_agent_matching_is_exact_then_star(dispatcher: Dispatcher) -> None
     assert report["decision"]["selected_user_agents"] == ["*"]  # "Mate" is not "Plasmate"
     assert report["decision"]["allowed"] is True and report["decision"]["reason"] == "no_matching_rule"
     only_mate = await evaluate(dispatcher, "User-agent: Mate\nDisallow: /\n", "/anything")
-    assert only_mate["decision"]["groups_selected"] == 0 and "selected_specificity_bytes" not in only_mate["decision"]
+    assert (
+        only_mate["decision"]["groups_selected"] == 0
+        and "selected_specificity_bytes" not in only_mate["decision"]
+    )
     assert only_mate["decision"]["allowed"] is True
 
 
 async def test_malformed_agents_bom_comments_empty_disallow_and_advisories(dispatcher: Dispatcher) -> None:
-    robots = ("\ufeffUser-agent: bad agent!\nUser-agent: *  # everyone\nDisallow:\nCrawl-delay: 5\n"
-              "Sitemap: https://example.com/s.xml\nno colon here\nDisallow: /x\n")
+    robots = (
+        "\ufeffUser-agent: bad agent!\nUser-agent: *  # everyone\nDisallow:\nCrawl-delay: 5\n"
+        "Sitemap: https://example.com/s.xml\nno colon here\nDisallow: /x\n"
+    )
     report = await evaluate(dispatcher, robots, "/x/y")
     assert report["parsing"] == {
-        "lines_seen": 8, "lines_parsed": 5, "lines_ignored": 3, "lines_over_limit": 0,
-        "invalid_utf8_replacements": 0, "groups_seen": 1, "rules_seen": 2, "rules_retained": 1,
-        "rules_omitted_at_limit": 0, "empty_disallow_rules_ignored": 1,
+        "lines_seen": 8,
+        "lines_parsed": 5,
+        "lines_ignored": 3,
+        "lines_over_limit": 0,
+        "invalid_utf8_replacements": 0,
+        "groups_seen": 1,
+        "rules_seen": 2,
+        "rules_retained": 1,
+        "rules_omitted_at_limit": 0,
+        "empty_disallow_rules_ignored": 1,
     }
     assert report["advisories"] == [
         {"group_index": 0, "name": "crawl-delay", "value": "5", "normative_for_permission": False},
-        {"group_index": 0, "name": "sitemap", "value": "https://example.com/s.xml", "normative_for_permission": False},
+        {
+            "group_index": 0,
+            "name": "sitemap",
+            "value": "https://example.com/s.xml",
+            "normative_for_permission": False,
+        },
     ]
     assert report["decision"]["allowed"] is False
 
@@ -120,11 +173,21 @@ async def test_percent_encoding_and_wildcards(dispatcher: Dispatcher) -> None:
     (Answer(503, "down"), "unreachable", False, "robots_unreachable", 503),
     (Answer(200, "x" * (500 * 1024 + 1), "text/plain"), "invalid_too_large", False, "robots_invalid", None),
 ])  # fmt: skip
-async def test_fetch_outcomes(dispatcher: Dispatcher, answer: Answer, classification: str, allowed: bool,
-                              reason: str, status: int | None) -> None:
+async def test_fetch_outcomes(
+    dispatcher: Dispatcher,
+    answer: Answer,
+    classification: str,
+    allowed: bool,
+    reason: str,
+    status: int | None,
+) -> None:
     report = await evaluate(dispatcher, answer)
     source, decision = report["source"], report["decision"]
-    assert (source["classification"], decision["allowed"], decision["reason"]) == (classification, allowed, reason)
+    assert (source["classification"], decision["allowed"], decision["reason"]) == (
+        classification,
+        allowed,
+        reason,
+    )
     assert source.get("http_status") == status and "content_type" not in source
     assert (source["checks_completed"], source["checks_failed"]) == ((1, 0) if status else (0, 1))
 
@@ -139,8 +202,12 @@ async def test_cross_origin_redirect_is_refused_before_it_is_requested(dispatche
 
 
 async def test_same_origin_redirect_and_timeout(dispatcher: Dispatcher) -> None:
-    with scripted({"/robots.txt": Answer(301, "", headers={"Location": "/real-robots.txt"}),
-                   "/real-robots.txt": Answer(200, "User-agent: *\nAllow: /\n", "text/plain")}) as server:
+    with scripted(
+        {
+            "/robots.txt": Answer(301, "", headers={"Location": "/real-robots.txt"}),
+            "/real-robots.txt": Answer(200, "User-agent: *\nAllow: /\n", "text/plain"),
+        }
+    ) as server:
         result = await dispatcher.call("crawl_policy", {"url": server.url("/x")})
         report = json.loads(result.text)
         assert report["source"]["final_url"] == server.url("/real-robots.txt")
@@ -151,7 +218,10 @@ async def test_same_origin_redirect_and_timeout(dispatcher: Dispatcher) -> None:
 
 async def test_robots_txt_itself_is_implicitly_allowed(dispatcher: Dispatcher) -> None:
     report = await evaluate(dispatcher, "User-agent: *\nDisallow: /\n", "/robots.txt")
-    assert report["decision"]["reason"] == "robots_txt_implicitly_allowed" and report["decision"]["allowed"] is True
+    assert (
+        report["decision"]["reason"] == "robots_txt_implicitly_allowed"
+        and report["decision"]["allowed"] is True
+    )
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
@@ -180,6 +250,8 @@ async def test_product_token_is_trimmed(dispatcher: Dispatcher) -> None:
 
 def test_scan_and_specificity_units() -> None:
     result = scan("User-agent: a\nUser-agent: b\nDisallow: /x\nUser-agent: c\nAllow: /y\n")
-    assert [(g.agents, g.rules) for g in result.groups] == [(["a", "b"], [("disallow", "/x")]),
-                                                            (["c"], [("allow", "/y")])]
+    assert [(g.agents, g.rules) for g in result.groups] == [
+        (["a", "b"], [("disallow", "/x")]),
+        (["c"], [("allow", "/y")]),
+    ]
     assert specificity_octets("/a*b$") == 3 and specificity_octets("/caf%C3%A9") == 6

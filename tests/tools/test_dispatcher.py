@@ -31,7 +31,11 @@ async def test_reference_smoke_scenario(call: Caller, demo) -> None:
     click = next(event for event in export["events"] if event["action"] == "click")
 
     plan = await call.ok(
-        "replay_validate", session_id=sid, trace_id=status["trace_id"], sequence=click["sequence"], confirmed=True
+        "replay_validate",
+        session_id=sid,
+        trace_id=status["trace_id"],
+        sequence=click["sequence"],
+        confirmed=True,
     )
     assert plan["status"] == "refused" and plan["drift"] == "page_drift"
     assert plan["side_effects"] is False and plan["execution_available"] is False
@@ -54,7 +58,10 @@ async def test_open_page_is_sequence_one_with_a_closed_before(call: Caller, demo
 
 async def test_each_traced_failure_appends_exactly_one_event(call: Caller, demo) -> None:
     sid = (await call.ok("open_page", url=demo.url("/login.html"), trace=True))["session_id"]
-    assert await call.error("click", {"session_id": sid, "element_id": "missing"}) == "Element not found: missing"
+    assert (
+        await call.error("click", {"session_id": sid, "element_id": "missing"})
+        == "Element not found: missing"
+    )
     message = await call.error("type_text", {"session_id": sid, "element_id": "missing"})
     assert message.startswith("Invalid arguments: missing field `text`")
     events = (await call.export(sid))["events"]
@@ -89,7 +96,10 @@ async def test_trace_tools_reject_unknown_fields_and_long_handles(call: Caller, 
     sid = (await call.ok("open_page", url=demo.url("/login.html")))["session_id"]
     for tool in ("trace_status", "trace_export", "trace_clear"):
         assert "unknown field `unexpected`" in await call.error(tool, {"session_id": sid, "unexpected": 1})
-        assert await call.error(tool, {"session_id": "s" * 65}) == "Invalid arguments: session_id exceeds 64 bytes"
+        assert (
+            await call.error(tool, {"session_id": "s" * 65})
+            == "Invalid arguments: session_id exceeds 64 bytes"
+        )
     long_trace = {"session_id": sid, "trace_id": "t" * 65, "sequence": 1}
     assert await call.error("replay_validate", long_trace) == (
         "Invalid arguments: session_id or trace_id exceeds 64 bytes"
@@ -115,7 +125,9 @@ async def test_form_actions_redact_values_and_keep_byte_lengths(call: Caller, de
     password = element_id(opened, "text_input", "Password")
     await call.ok("type_text", session_id=sid, element_id=password, text=SECRET)
     await call.ok("type_text", session_id=sid, element_id=password, text="x", append=True)
-    await call.ok("select_option", session_id=sid, element_id=element_id(opened, "select", "Plan"), value="Team")
+    await call.ok(
+        "select_option", session_id=sid, element_id=element_id(opened, "select", "Plan"), value="Team"
+    )
     await call.ok("toggle", session_id=sid, element_id=element_id(opened, "checkbox", "Remember me"))
     await call.ok("clear", session_id=sid, element_id=password)
     export = await call.export(sid)
@@ -200,7 +212,9 @@ async def test_final_trace_is_bounded(call: Caller, demo) -> None:
     final = (await call.ok("close_page", session_id=sid))["final_trace"]
     assert len(compact_json(final).encode()) <= MAX_EXPORT_BYTES
     assert final["events"][-1]["action"] == "close_page"
-    assert all(len(e["parameters"]["direction"].encode()) <= 512 for e in final["events"] if e["action"] == "scroll")
+    assert all(
+        len(e["parameters"]["direction"].encode()) <= 512 for e in final["events"] if e["action"] == "scroll"
+    )
 
 
 async def test_session_status_fetch_page_and_unknown_tool(call: Caller, demo) -> None:
@@ -230,12 +244,37 @@ async def test_listeners_hear_every_call(dispatcher: Dispatcher, call: Caller, d
 
 def test_catalogue_names_schemas_and_closed_trace_tools() -> None:
     names = {tool.name for tool in TOOLS}
-    assert {"open_page", "navigate_to", "click", "type_text", "select_option", "scroll", "toggle", "clear",
-            "close_page", "evaluate", "get_cookies", "set_cookies", "clear_cookies", "trace_status",
-            "trace_export", "trace_clear", "replay_validate", "session_status", "fetch_page"} <= names
+    assert {
+        "open_page",
+        "navigate_to",
+        "click",
+        "type_text",
+        "select_option",
+        "scroll",
+        "toggle",
+        "clear",
+        "close_page",
+        "evaluate",
+        "get_cookies",
+        "set_cookies",
+        "clear_cookies",
+        "trace_status",
+        "trace_export",
+        "trace_clear",
+        "replay_validate",
+        "session_status",
+        "fetch_page",
+    } <= names
     closed = {tool.name for tool in TOOLS if tool.closed}
-    assert closed == {"trace_status", "trace_export", "trace_clear", "replay_validate",
-                      "ard_discover", "crawl_policy", "inspect_page"}
+    assert closed == {
+        "trace_status",
+        "trace_export",
+        "trace_clear",
+        "replay_validate",
+        "ard_discover",
+        "crawl_policy",
+        "inspect_page",
+    }
     for tool in TOOLS:
         json.dumps(tool.input_schema)
         assert tool.input_schema["type"] == "object"

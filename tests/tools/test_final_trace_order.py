@@ -9,8 +9,24 @@ from plasmate_nb.tools import Dispatcher, ToolResult
 from plasmate_nb.trace import PageState, TraceLog, compact_json
 from plasmate_nb.trace.compact import utf8_len
 
-SOM = {"title": "Sign in", "regions": [{"id": "r_main", "role": "main", "elements": [
-    {"id": "e_0123456789ab", "role": "link", "text": "Welcome", "actions": ["click"], "attrs": {"href": "/w"}}]}]}
+SOM = {
+    "title": "Sign in",
+    "regions": [
+        {
+            "id": "r_main",
+            "role": "main",
+            "elements": [
+                {
+                    "id": "e_0123456789ab",
+                    "role": "link",
+                    "text": "Welcome",
+                    "actions": ["click"],
+                    "attrs": {"href": "/w"},
+                }
+            ],
+        }
+    ],
+}
 
 
 def _sorted_everywhere(value: object) -> bool:
@@ -24,14 +40,23 @@ def _sorted_everywhere(value: object) -> bool:
 def test_final_trace_is_sorted_at_every_level_and_keeps_its_sizes() -> None:
     log = TraceLog(enabled=True)
     page = PageState("http://127.0.0.1:8000/login.html", None, SOM)
-    log.record("open_page", {"origin": "http://127.0.0.1:8000", "url_fingerprint": None}, None, log.closed_state(),
-               log.state(page), None, 3)
+    log.record(
+        "open_page",
+        {"origin": "http://127.0.0.1:8000", "url_fingerprint": None},
+        None,
+        log.closed_state(),
+        log.state(page),
+        None,
+        3,
+    )
     log.record("click", {}, log.target(page, "e_0123456789ab"), log.state(page), log.state(page), None, 2)
     detached = log.detached_copy()
     detached.record("close_page", {}, None, log.state(page), detached.closed_state(), None, 1)
     unsorted = {"closed": True, "final_trace": detached.final_export("s-1"), "session_id": "s-1"}
 
-    answer = Dispatcher._with_final_trace(ToolResult.payload({"closed": True, "session_id": "s-1"}), detached, "s-1")
+    answer = Dispatcher._with_final_trace(
+        ToolResult.payload({"closed": True, "session_id": "s-1"}), detached, "s-1"
+    )
 
     payload = json.loads(answer.text)
     assert _sorted_everywhere(payload) and payload == unsorted

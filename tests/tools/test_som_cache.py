@@ -15,7 +15,9 @@ class Clock:
         return self.now
 
 
-def entry(digest: str = "h", som_bytes: int = 10, html_bytes: int = 20, html: str | None = None) -> CacheEntry:
+def entry(
+    digest: str = "h", som_bytes: int = 10, html_bytes: int = 20, html: str | None = None
+) -> CacheEntry:
     return CacheEntry(digest, {"regions": []}, som_bytes, html_bytes, effective_html=html)
 
 

@@ -38,8 +38,10 @@ def server() -> Iterator[ScriptedServer]:
 def refused(dispatcher: Dispatcher, port: int, since: int) -> bool:
     gate = dispatcher.engine.gate
     assert gate is not None
-    return any(r.port == port and r.serial > since and r.reason.startswith("address 127.0.0.1")
-               for r in gate.refusals())
+    return any(
+        r.port == port and r.serial > since and r.reason.startswith("address 127.0.0.1")
+        for r in gate.refusals()
+    )
 
 
 async def mark(dispatcher: Dispatcher) -> int:
@@ -64,7 +66,9 @@ async def test_inspect_page_is_refused(restricted: Dispatcher, server: ScriptedS
     assert refused(restricted, server.port, since) and server.seen == []
 
 
-async def test_crawl_policy_reports_a_blocked_destination(restricted: Dispatcher, server: ScriptedServer) -> None:
+async def test_crawl_policy_reports_a_blocked_destination(
+    restricted: Dispatcher, server: ScriptedServer
+) -> None:
     since = await mark(restricted)
     result = await restricted.call("crawl_policy", {"url": server.url("/page")})
     report = json.loads(result.text)
@@ -74,7 +78,8 @@ async def test_crawl_policy_reports_a_blocked_destination(restricted: Dispatcher
 
 
 async def test_ard_discover_refuses_a_literal_and_reports_a_named_blocked_host(
-        restricted: Dispatcher, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    restricted: Dispatcher, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     literal = await restricted.call("ard_discover", {"url": "https://127.0.0.1/"})
     assert literal.is_error
     assert literal.text.startswith("ARD discovery failed: address 127.0.0.1 is not globally routable")
@@ -82,7 +87,9 @@ async def test_ard_discover_refuses_a_literal_and_reports_a_named_blocked_host(
     monkeypatch.setitem(os.environ, "SSL_CERT_FILE", str(cert))
     with scripted({"/": Answer(200, "<p>x</p>")}, tls=(cert, key)) as tls_server:
         since = await mark(restricted)
-        report = json.loads((await restricted.call("ard_discover", {"url": tls_server.url("/", host="localhost")})).text)
+        report = json.loads(
+            (await restricted.call("ard_discover", {"url": tls_server.url("/", host="localhost")})).text
+        )
         assert tls_server.seen == []
     html, robots = report["sources"][1], report["sources"][2]
     assert html["status"] == robots["status"] == "failed"

@@ -13,12 +13,32 @@ from plasmate_nb.tools import TOOLS_BY_NAME, Dispatcher
 from plasmate_nb.tools.catalogue import TRACED_TOOLS
 from tests.tools.local_http import Answer, scripted
 
-STATELESS = ("extract_text", "extract_links", "ard_discover", "crawl_policy", "inspect_page", "cache_status",
-             "screenshot_page")
+STATELESS = (
+    "extract_text",
+    "extract_links",
+    "ard_discover",
+    "crawl_policy",
+    "inspect_page",
+    "cache_status",
+    "screenshot_page",
+)
 SNAPSHOT_FIELDS = [
-    "hits", "stale_hits", "misses", "evictions", "total_som_bytes_served", "total_webmcp_bytes_served",
-    "total_html_bytes_avoided", "entries", "full_entries", "selector_entries", "effective_html_entries",
-    "total_som_bytes", "total_webmcp_bytes", "total_html_bytes", "total_effective_html_bytes", "max_hot_entries",
+    "hits",
+    "stale_hits",
+    "misses",
+    "evictions",
+    "total_som_bytes_served",
+    "total_webmcp_bytes_served",
+    "total_html_bytes_avoided",
+    "entries",
+    "full_entries",
+    "selector_entries",
+    "effective_html_entries",
+    "total_som_bytes",
+    "total_webmcp_bytes",
+    "total_html_bytes",
+    "total_effective_html_bytes",
+    "max_hot_entries",
 ]
 TEXT_PAGE = (
     "MCP Smoke Test\n\nNowhere\nPage 2 from the menu\nWelcome\nThis is a test page for MCP integration.\n"
@@ -57,7 +77,10 @@ async def error_of(dispatcher: Dispatcher, tool: str, arguments: object) -> str:
 ])  # fmt: skip
 def test_catalogue_entries(name: str, title: str, hints: tuple[bool, ...], trust: str, closed: bool) -> None:
     spec = TOOLS_BY_NAME[name]
-    assert (spec.title, (spec.read_only, spec.destructive, spec.idempotent, spec.open_world)) == (title, hints)
+    assert (spec.title, (spec.read_only, spec.destructive, spec.idempotent, spec.open_world)) == (
+        title,
+        hints,
+    )
     assert spec.trust == trust and spec.closed is closed and spec.session is False
     assert spec.traced == "never" and name not in TRACED_TOOLS
 
@@ -66,14 +89,36 @@ def test_schemas_carry_the_reference_defaults_and_limits() -> None:
     fetch = TOOLS_BY_NAME["fetch_page"].input_schema["properties"]
     assert fetch["javascript"] == {**fetch["javascript"], "type": "boolean", "default": True}
     inspect = TOOLS_BY_NAME["inspect_page"].input_schema["properties"]
-    assert list(inspect) == ["url", "javascript", "selector", "visual_mode", "width", "height", "screenshot_timeout_ms"]
+    assert list(inspect) == [
+        "url",
+        "javascript",
+        "selector",
+        "visual_mode",
+        "width",
+        "height",
+        "screenshot_timeout_ms",
+    ]
     assert inspect["javascript"]["default"] is False
-    assert inspect["visual_mode"]["enum"] == ["never", "auto", "always"] and inspect["visual_mode"]["default"] == "auto"
-    assert (inspect["width"]["minimum"], inspect["width"]["maximum"], inspect["width"]["default"]) == (320, 1920, 1280)
-    assert (inspect["height"]["minimum"], inspect["height"]["maximum"], inspect["height"]["default"]) == (200, 1080, 720)
+    assert (
+        inspect["visual_mode"]["enum"] == ["never", "auto", "always"]
+        and inspect["visual_mode"]["default"] == "auto"
+    )
+    assert (inspect["width"]["minimum"], inspect["width"]["maximum"], inspect["width"]["default"]) == (
+        320,
+        1920,
+        1280,
+    )
+    assert (inspect["height"]["minimum"], inspect["height"]["maximum"], inspect["height"]["default"]) == (
+        200,
+        1080,
+        720,
+    )
     assert inspect["url"]["maxLength"] == 4096 and inspect["selector"]["maxLength"] == 256
     crawl = TOOLS_BY_NAME["crawl_policy"].input_schema["properties"]
-    assert crawl["product_token"]["pattern"] == "^[A-Za-z_-]{1,64}$" and crawl["product_token"]["default"] == "Plasmate"
+    assert (
+        crawl["product_token"]["pattern"] == "^[A-Za-z_-]{1,64}$"
+        and crawl["product_token"]["default"] == "Plasmate"
+    )
     assert crawl["timeout_ms"]["minimum"] == 1 and crawl["timeout_ms"]["maximum"] == 30000
     ard = TOOLS_BY_NAME["ard_discover"].input_schema
     assert ard["properties"]["url"]["format"] == "uri" and ard["required"] == ["url"]
@@ -114,8 +159,9 @@ def test_schemas_carry_the_reference_defaults_and_limits() -> None:
      "Invalid arguments: unknown field `x`, expected one of `url`, `javascript`, `selector`, `visual_mode`, "
      "`width`, `height`, `screenshot_timeout_ms`"),
 ])  # fmt: skip
-async def test_argument_errors_use_the_reference_words(dispatcher: Dispatcher, tool: str, arguments: object,
-                                                       message: str) -> None:
+async def test_argument_errors_use_the_reference_words(
+    dispatcher: Dispatcher, tool: str, arguments: object, message: str
+) -> None:
     assert await error_of(dispatcher, tool, arguments) == message
 
 
@@ -127,23 +173,36 @@ async def test_closed_tools_fail_on_an_unknown_field_before_any_request(dispatch
         assert server.seen == []
 
 
-async def test_open_tools_ignore_unknown_keys_and_accept_null_options(dispatcher: Dispatcher,
-                                                                      fixture_server: str) -> None:
+async def test_open_tools_ignore_unknown_keys_and_accept_null_options(
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
     url = page(fixture_server, "title-only.html")
-    assert await text_of(dispatcher, "extract_text", {"url": url, "max_chars": None, "selector": None,
-                                                      "session_id": "ignored", "extra": 1}) == "Only a title\n"
+    assert (
+        await text_of(
+            dispatcher,
+            "extract_text",
+            {"url": url, "max_chars": None, "selector": None, "session_id": "ignored", "extra": 1},
+        )
+        == "Only a title\n"
+    )
 
 
 # ----- extract_text ---------------------------------------------------------------------------------
 
 
-async def test_extract_text_renders_title_blank_line_bullets_and_table_rows(dispatcher: Dispatcher,
-                                                                            fixture_server: str) -> None:
+async def test_extract_text_renders_title_blank_line_bullets_and_table_rows(
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
     assert await text_of(dispatcher, "extract_text", {"url": page(fixture_server, "text.html")}) == TEXT_PAGE
 
 
-async def test_extract_text_title_only_page_ends_with_a_newline(dispatcher: Dispatcher, fixture_server: str) -> None:
-    assert await text_of(dispatcher, "extract_text", {"url": page(fixture_server, "title-only.html")}) == "Only a title\n"
+async def test_extract_text_title_only_page_ends_with_a_newline(
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
+    assert (
+        await text_of(dispatcher, "extract_text", {"url": page(fixture_server, "title-only.html")})
+        == "Only a title\n"
+    )
 
 
 @pytest.mark.parametrize(("max_chars", "expected"), [
@@ -154,13 +213,16 @@ async def test_extract_text_title_only_page_ends_with_a_newline(dispatcher: Disp
     (12, "Hello 😀..."),
 ])  # fmt: skip
 async def test_extract_text_max_chars_counts_characters_and_cuts_at_whitespace(
-        dispatcher: Dispatcher, fixture_server: str, max_chars: int, expected: str) -> None:
+    dispatcher: Dispatcher, fixture_server: str, max_chars: int, expected: str
+) -> None:
     arguments = {"url": page(fixture_server, "emoji.html"), "max_chars": max_chars}
     assert await text_of(dispatcher, "extract_text", arguments) == expected
 
 
 async def test_extract_text_selector_narrows_to_a_region(dispatcher: Dispatcher, fixture_server: str) -> None:
-    text = await text_of(dispatcher, "extract_text", {"url": page(fixture_server, "text.html"), "selector": "nav"})
+    text = await text_of(
+        dispatcher, "extract_text", {"url": page(fixture_server, "text.html"), "selector": "nav"}
+    )
     assert text == "MCP Smoke Test\n\nNowhere\nPage 2 from the menu"
 
 
@@ -172,7 +234,8 @@ async def test_extract_text_runs_page_scripts(dispatcher: Dispatcher, fixture_se
 async def test_extract_text_fetch_errors(dispatcher: Dispatcher, fixture_server: str) -> None:
     assert await error_of(dispatcher, "extract_text", {"url": "file:///etc/passwd"}) == (
         "Failed to fetch file:…: Outbound URL blocked: outbound URL scheme 'file' is not allowed; "
-        "only http and https are permitted")
+        "only http and https are permitted"
+    )
     missing = await error_of(dispatcher, "extract_text", {"url": page(fixture_server, "missing.html")})
     where = fixture_server + "/…"
     assert missing == f"Failed to fetch {where}: HTTP error 404: {where}"
@@ -193,9 +256,13 @@ async def test_extract_links_without_links_is_empty(dispatcher: Dispatcher, fixt
 
 
 async def test_extract_links_selector(dispatcher: Dispatcher, fixture_server: str) -> None:
-    text = await text_of(dispatcher, "extract_links", {"url": page(fixture_server, "text.html"), "selector": "main"})
+    text = await text_of(
+        dispatcher, "extract_links", {"url": page(fixture_server, "text.html"), "selector": "main"}
+    )
     assert text == "/page2\nhttps://plasmate.app\n/shadow"
-    text = await text_of(dispatcher, "extract_links", {"url": page(fixture_server, "text.html"), "selector": "nav"})
+    text = await text_of(
+        dispatcher, "extract_links", {"url": page(fixture_server, "text.html"), "selector": "nav"}
+    )
     assert text == "/page2"
 
 
@@ -214,9 +281,17 @@ async def test_cache_status_cold_then_warm(dispatcher: Dispatcher, fixture_serve
     cold = json.loads(await text_of(fresh, "cache_status", {}))
     assert list(cold) == SNAPSHOT_FIELDS
     assert {k: cold[k] for k in SNAPSHOT_FIELDS[:11]} == {
-        "hits": 0, "stale_hits": 0, "misses": 1, "evictions": 0, "total_som_bytes_served": 0,
-        "total_webmcp_bytes_served": 0, "total_html_bytes_avoided": 0, "entries": 1, "full_entries": 1,
-        "selector_entries": 0, "effective_html_entries": 1,
+        "hits": 0,
+        "stale_hits": 0,
+        "misses": 1,
+        "evictions": 0,
+        "total_som_bytes_served": 0,
+        "total_webmcp_bytes_served": 0,
+        "total_html_bytes_avoided": 0,
+        "entries": 1,
+        "full_entries": 1,
+        "selector_entries": 0,
+        "effective_html_entries": 1,
     }
     assert cold["total_webmcp_bytes"] == 52  # the empty WebMCP catalog
     assert cold["total_html_bytes"] == html_bytes
@@ -259,7 +334,8 @@ async def _read_fixture(name: str) -> bytes:
 
 
 async def test_fetch_page_javascript_defaults_to_true_and_false_disables_scripts(
-        dispatcher: Dispatcher, fixture_server: str) -> None:
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
     url = page(fixture_server, "scripted.html")
     on = json.loads(await text_of(dispatcher, "fetch_page", {"url": url}))
     off = json.loads(await text_of(dispatcher, "fetch_page", {"url": url, "javascript": False}))
@@ -284,7 +360,9 @@ async def test_fetch_page_selector_and_cache_use(dispatcher: Dispatcher, fixture
     assert som["meta"] == unknown["meta"]  # meta stays the whole page's
     after_js = json.loads(await text_of(fresh, "cache_status", {}))
     await text_of(fresh, "fetch_page", {"url": url, "javascript": False})
-    assert json.loads(await text_of(fresh, "cache_status", {})) == after_js  # javascript:false skips the cache
+    assert (
+        json.loads(await text_of(fresh, "cache_status", {})) == after_js
+    )  # javascript:false skips the cache
     assert after_js["full_entries"] == 1 and after_js["selector_entries"] == 2
 
 
@@ -296,9 +374,12 @@ def png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-async def test_screenshot_page_returns_one_png_image_block(dispatcher: Dispatcher, fixture_server: str) -> None:
-    result = await dispatcher.call("screenshot_page", {"url": page(fixture_server, "text.html"),
-                                                       "width": 640, "height": 480})
+async def test_screenshot_page_returns_one_png_image_block(
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
+    result = await dispatcher.call(
+        "screenshot_page", {"url": page(fixture_server, "text.html"), "width": 640, "height": 480}
+    )
     assert not result.is_error and result.text_block is False and len(result.blocks) == 1
     block = result.blocks[0]
     assert block.mime_type == "image/png"
@@ -310,9 +391,15 @@ async def test_screenshot_page_default_size_and_formats(dispatcher: Dispatcher, 
     url = page(fixture_server, "title-only.html")
     default = await dispatcher.call("screenshot_page", {"url": url})
     assert png_size(base64.b64decode(default.blocks[0].data)) == (1280, 720)
-    for fmt, mime, magic in (("JPG", "image/jpeg", b"\xff\xd8\xff"), ("jpeg", "image/jpeg", b"\xff\xd8\xff"),
-                             ("WebP", "image/webp", b"RIFF"), ("gif", "image/png", b"\x89PNG")):
-        result = await dispatcher.call("screenshot_page", {"url": url, "format": fmt, "width": 320, "height": 200})
+    for fmt, mime, magic in (
+        ("JPG", "image/jpeg", b"\xff\xd8\xff"),
+        ("jpeg", "image/jpeg", b"\xff\xd8\xff"),
+        ("WebP", "image/webp", b"RIFF"),
+        ("gif", "image/png", b"\x89PNG"),
+    ):
+        result = await dispatcher.call(
+            "screenshot_page", {"url": url, "format": fmt, "width": 320, "height": 200}
+        )
         assert result.blocks[0].mime_type == mime
         assert base64.b64decode(result.blocks[0].data).startswith(magic)
 
@@ -320,20 +407,25 @@ async def test_screenshot_page_default_size_and_formats(dispatcher: Dispatcher, 
 async def test_screenshot_page_errors(dispatcher: Dispatcher, fixture_server: str) -> None:
     where = fixture_server + "/…"
     assert await error_of(dispatcher, "screenshot_page", {"url": page(fixture_server, "missing.html")}) == (
-        f"Failed to fetch {where}: HTTP error 404: {where}")
+        f"Failed to fetch {where}: HTTP error 404: {where}"
+    )
     assert await error_of(dispatcher, "screenshot_page", {}) == "Invalid arguments: missing field `url`"
     assert await error_of(dispatcher, "screenshot_page", {"url": "http://127.0.0.1:9/", "format": None}) == (
-        "Invalid arguments: invalid type: null, expected a string")
+        "Invalid arguments: invalid type: null, expected a string"
+    )
 
 
-async def test_mcp_result_carries_the_image_content_block(dispatcher: Dispatcher, fixture_server: str) -> None:
+async def test_mcp_result_carries_the_image_content_block(
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
     from mcp import Client
 
     from plasmate_nb.server.app import build_server
 
     async with Client(build_server(dispatcher)) as client:
         result = await client.call_tool(
-            "screenshot_page", {"url": page(fixture_server, "title-only.html"), "width": 320, "height": 200})
+            "screenshot_page", {"url": page(fixture_server, "title-only.html"), "width": 320, "height": 200}
+        )
     assert not result.is_error
     assert [block.type for block in result.content] == ["image"]
     assert result.content[0].mime_type == "image/png"

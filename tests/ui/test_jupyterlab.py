@@ -87,7 +87,9 @@ def _wait_until_up(lab: Lab, process: subprocess.Popen[bytes], log: Path) -> Non
             return
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.25)
-    raise AssertionError(f"JupyterLab did not answer in {LAB_START_S} s:\n{log.read_text(errors='replace')[-3000:]}")
+    raise AssertionError(
+        f"JupyterLab did not answer in {LAB_START_S} s:\n{log.read_text(errors='replace')[-3000:]}"
+    )
 
 
 def _stop(lab: Lab, process: subprocess.Popen[bytes]) -> None:
