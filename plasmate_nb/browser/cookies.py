@@ -99,7 +99,7 @@ async def set_many(context: BrowserContext, items: list[Any]) -> int:
         if cookie is None:
             continue
         try:
-            await context.add_cookies([cookie])  # one by one: a refused cookie must not sink the rest
+            await context.add_cookies([cookie])  # type: ignore[list-item]  # checked by to_playwright; one by one: a refused cookie must not sink the rest
         except PlaywrightError:
             continue
         if await _in_jar(context, cookie):
@@ -151,5 +151,7 @@ async def clear(context: BrowserContext, name: str | None, domain: str | None, u
         and (url is None or _matches_url(cookie, url))
     ]
     for cookie in doomed:
-        await context.clear_cookies(name=cookie["name"], domain=cookie["domain"], path=cookie["path"])
+        await context.clear_cookies(
+            name=str(cookie["name"]), domain=str(cookie["domain"]), path=str(cookie["path"])
+        )
     return len(doomed)

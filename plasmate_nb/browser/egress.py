@@ -309,11 +309,11 @@ class EgressGate:
     ) -> None:
         reusable = False
         try:
-            event: object = h11.Response(
+            event: h11.Event = h11.Response(
                 status_code=first.status_code, reason=first.reason, headers=_end_to_end(first.headers)
             )
             while True:
-                writer.write(client.send(event) or b"")  # type: ignore[arg-type]
+                writer.write(client.send(event) or b"")
                 await asyncio.wait_for(writer.drain(), self.limits.client_idle)  # Chromium stopped reading
                 if isinstance(event, h11.EndOfMessage):
                     reusable = upstream.http.our_state is h11.DONE and upstream.http.their_state is h11.DONE
@@ -455,8 +455,8 @@ class _Body:
             await upstream.send(h11.Data(data=chunk))
         if not self._complete:
             self._chunks = []  # streamed from here on: not replayable
-            while (chunk := await self._next()) is not None:
-                await upstream.send(h11.Data(data=chunk))
+            while (more := await self._next()) is not None:
+                await upstream.send(h11.Data(data=more))
         await upstream.send(h11.EndOfMessage())
 
     async def _next(self) -> bytes | None:

@@ -16,7 +16,7 @@ import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, ProxySettings, async_playwright
 
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
@@ -51,7 +51,7 @@ class Engine:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self.gate: EgressGate | None = None
-        self._context_proxy: dict[str, str] | None = None  # per-context proxy (remote browsers)
+        self._context_proxy: ProxySettings | None = None  # per-context proxy (remote browsers)
         self._sessions: dict[str, BrowserSession] = {}
         self._opening = 0  # slots reserved by opens still creating their context
         self._start_lock = asyncio.Lock()

@@ -114,10 +114,10 @@ async def goto(
     except (PlaywrightError, TimeoutError) as error:
         blocked = watch.blocked_when_failed()
         if blocked:
-            reason = outbound_blocked(blocked)
+            reason: str = outbound_blocked(blocked)
         else:
-            reason = describe(error, timeout)
-            reason = reason if is_timeout(error) else navigation_failed(reason)
+            described = describe(error, timeout)
+            reason = described if is_timeout(error) else navigation_failed(described)
         raise ActionError(failed_to_fetch(where, reason)) from None
     watch.verdict(response)
     blocked = watch.blocked

@@ -222,7 +222,9 @@ class TraceExport:
         """
         target = Path(path)
         table_ = self.events()
-        table_.insert(0, "trace_id", pd.array([self.trace_id] * len(table_), dtype=STRING))
+        table_.insert(
+            0, "trace_id", pd.Series([self.trace_id] * len(table_), dtype=STRING, index=table_.index)
+        )
         table_.to_parquet(target, index=False)
         return target
 

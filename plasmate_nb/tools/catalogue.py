@@ -113,7 +113,17 @@ _COOKIE_ITEM = {  # docs/contract.md#answers: an item lacking a domain or url, o
 
 
 def _tool(
-    name, title, description, properties, required, hints, trust, *, session, traced, closed=False
+    name: str,
+    title: str,
+    description: str,
+    properties: dict[str, Any],
+    required: list[str],
+    hints: tuple[bool, bool, bool, bool],
+    trust: str,
+    *,
+    session: bool,
+    traced: Tracing,
+    closed: bool = False,
 ) -> ToolSpec:
     """A ToolSpec run by the Dispatcher method ``_<name>``."""
     read_only, destructive, idempotent, open_world = hints

@@ -205,12 +205,14 @@ class Dispatcher:
 
     # -- handlers -----------------------------------------------------------------------
 
-    def _session(self, name: str, arguments: Any, session: BrowserSession | None) -> dict[str, Any]:
+    def _session(
+        self, name: str, arguments: Any, session: BrowserSession | None
+    ) -> tuple[dict[str, Any], BrowserSession]:
         """Check arguments, then the session: the reference's order (parse, then lookup)."""
         arguments = check_arguments(TOOLS_BY_NAME[name], arguments)
         if session is None:
             raise EngineError(session_not_found(arguments["session_id"]))
-        return arguments
+        return arguments, session
 
     async def _fetch_page(self, arguments: Any, _: BrowserSession | None) -> Any:
         return await text_tools.fetch_page(self.engine, self.som_cache, arguments)
@@ -279,62 +281,62 @@ class Dispatcher:
             return _page_payload(session, cache_restored=False, session_id=session.id)
 
     async def _navigate_to(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("navigate_to", arguments, session)
+        arguments, session = self._session("navigate_to", arguments, session)
         await session.navigate(arguments["url"])
         return _page_payload(session, cache_restored=False, session_id=session.id)
 
     async def _click(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("click", arguments, session)
+        arguments, session = self._session("click", arguments, session)
         await session.click(arguments["element_id"])
         return _page_payload(session)
 
     async def _type_text(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("type_text", arguments, session)
+        arguments, session = self._session("type_text", arguments, session)
         await session.type_text(arguments["element_id"], arguments["text"], arguments.get("append", False))
         return _page_payload(session)
 
     async def _select_option(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("select_option", arguments, session)
+        arguments, session = self._session("select_option", arguments, session)
         await session.select_option(arguments["element_id"], arguments["value"])
         return _page_payload(session)
 
     async def _scroll(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("scroll", arguments, session)
+        arguments, session = self._session("scroll", arguments, session)
         position = await session.scroll(
             arguments.get("direction", "down"), arguments.get("pixels", 300), arguments.get("element_id")
         )
         return _page_payload(session, scroll_position=float(position))
 
     async def _toggle(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("toggle", arguments, session)
+        arguments, session = self._session("toggle", arguments, session)
         await session.toggle(arguments["element_id"])
         return _page_payload(session)
 
     async def _clear(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("clear", arguments, session)
+        arguments, session = self._session("clear", arguments, session)
         await session.clear(arguments["element_id"])
         return _page_payload(session)
 
     async def _evaluate(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("evaluate", arguments, session)
+        arguments, session = self._session("evaluate", arguments, session)
         return {"result": await session.evaluate(arguments["expression"])}
 
     async def _close_page(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("close_page", arguments, session)
+        arguments, session = self._session("close_page", arguments, session)
         await self.engine.close_session(session.id)
         return {"closed": True, "session_id": session.id}
 
     async def _get_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("get_cookies", arguments, session)
+        arguments, session = self._session("get_cookies", arguments, session)
         cookies = await session.get_cookies(arguments.get("url"))
         return {"cookies": cookies, "count": len(cookies)}
 
     async def _set_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("set_cookies", arguments, session)
+        arguments, session = self._session("set_cookies", arguments, session)
         return {"session_id": session.id, "set": await session.set_cookies(arguments["cookies"])}
 
     async def _clear_cookies(self, arguments: Any, session: BrowserSession | None) -> Any:
-        arguments = self._session("clear_cookies", arguments, session)
+        arguments, session = self._session("clear_cookies", arguments, session)
         cleared = await session.clear_cookies(
             arguments.get("name"), arguments.get("domain"), arguments.get("url")
         )

@@ -7,6 +7,7 @@ unrecognised selector or one that matches nothing returns the full SOM, as the r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from plasmate_nb.trace import compact_json
@@ -45,7 +46,7 @@ def budget_payload(som: dict[str, Any], budget: int | None) -> Any:
     return {"truncated": True, "original_bytes": size, "message": f"SOM exceeded budget of {budget} tokens"}
 
 
-def _element_predicate(selector: str):
+def _element_predicate(selector: str) -> Callable[[dict[str, Any]], bool]:
     if selector.startswith("#"):
         html_id = selector[1:]
         return lambda element: element.get("html_id") == html_id
@@ -60,7 +61,7 @@ def _element_predicate(selector: str):
     return lambda element: element.get("role") == role
 
 
-def _keep(element: dict[str, Any], matches) -> bool:
+def _keep(element: dict[str, Any], matches: Callable[[dict[str, Any]], bool]) -> bool:
     """An element is kept if it matches, or if it contains (as children or shadow) one that does."""
     if matches(element):
         return True

@@ -72,7 +72,8 @@ class TraceKey:
         mac = self.__mac.copy()
         mac.update(_U64.pack(len(domain)) + domain + _U64.pack(len(value)))
         mac.update(value)
-        return mac.hexdigest()
+        digest: str = mac.hexdigest()
+        return digest
 
     def url_fingerprint(self, url: str | None) -> str | None:
         """``plasmate-url:v1:`` + fp(``url``, the raw URL string), or ``None`` for no URL."""

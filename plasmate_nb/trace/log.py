@@ -413,5 +413,5 @@ def _role_is(element: Mapping[str, Any], role: Any) -> bool:
     """``_role(element) == role``, without cleaning the common (ASCII) case."""
     raw = element.get("role")
     if isinstance(raw, str) and not raw.isascii():
-        return clean_text(raw) == role
-    return (raw if isinstance(raw, str) else None) == role
+        return bool(clean_text(raw) == role)
+    return bool((raw if isinstance(raw, str) else None) == role)

@@ -108,7 +108,8 @@ def decide(
     else:
         payload["status"] = STATUS_CONFIRMATION_REQUIRED
         payload["message"] = MESSAGE_CONFIRMATION_REQUIRED
-    return sorted_json(payload)
+    validated: dict[str, Any] = sorted_json(payload)
+    return validated
 
 
 def supports(element: Mapping[str, Any], action: Any) -> bool:
