@@ -1,6 +1,7 @@
 """load_traces beside a plain ``pd.json_normalize`` on the same genuine trace exports.
 
-Exports come from the real trace core (``TraceLog``) driven over the fake site's SOMs with a
+Exports come from the real trace core (``TraceLog``) driven over the demo site's SOMs (as the
+compiler makes them, from the scripted engine's pages in ``tests/scripted_pages.py``) with a
 realistic action mix, recorded until the log is full. A genuine full export is bound by
 48 KiB before it reaches 128 events, so two data sets are measured:
 - ``1000 full exports``: 1,000 byte-bound full exports;
@@ -22,23 +23,26 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # the repository: tests.scripted_pages
 
 from _report import median_ms, report, time_call
 
-from plasmate_nb.client.fake import DEFAULT_BASE_URL, _demo_site, _with_ids
 from plasmate_nb.notebook import load_traces
 from plasmate_nb.trace import PageState, TraceLog, compact_json, sanitize_parameters
 from plasmate_nb.trace.som_walk import iter_elements
+from tests.scripted_engine import DEFAULT_ORIGIN, Document
+from tests.scripted_pages import DEMO_SITE
 
 REPEAT = 5
 
 
 def _pages() -> list[tuple[str, PageState, list[dict]]]:
+    """(url, state, elements) of the index, sign-in and welcome pages, in that order."""
     pages = []
-    for path, template in _demo_site().items():
-        som = _with_ids(template, f"{DEFAULT_BASE_URL}")
-        url = f"{DEFAULT_BASE_URL}{path}"
-        pages.append((url, PageState(url, compact_json(som), som), list(iter_elements(som))))
+    for path, page in DEMO_SITE.pages.items():
+        url = f"{DEFAULT_ORIGIN}{path}"
+        som = Document(page, url).compile()
+        pages.append((url, PageState(url, som.text, som.data), list(iter_elements(som.data))))
     return pages
 
 

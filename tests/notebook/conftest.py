@@ -1,29 +1,37 @@
 """Fixtures of the notebook-layer tests: a ``transport`` of the tool contract and the site it serves.
 
-Every test here speaks only the tool contract, so the same tests run over every backend:
-the pure fake, the embedded in-process engine, our MCP server over a real stdio subprocess,
-and our MCP server over real streamable HTTP. The real backends live on the process-wide
-background loop (where the sync ``Session`` runs) and are reached from any loop through
-``LoopBoundTransport``; they serve the bundled demo site.
+Every test here speaks only the tool contract, so the same tests, with the same assertions,
+run over every backend: the real dispatcher over the scripted engine (``tests/scripted_engine.py``:
+the demo site's pages without a browser, a fresh engine per test), the embedded in-process
+engine, our MCP server over a real stdio subprocess, and our MCP server over real streamable
+HTTP. All live on the process-wide background loop (where the sync ``Session`` runs) and are
+reached from any loop through ``LoopBoundTransport``; all serve the bundled demo site's URLs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
 
-from plasmate_nb._loop import background_loop, run_sync
+from plasmate_nb._loop import background_loop, run_sync, spawn
 from plasmate_nb.browser import Engine, EngineConfig
-from plasmate_nb.client import HttpTransport, LoopBoundTransport, StdioTransport, embedded_transport
+from plasmate_nb.client import (
+    HttpTransport,
+    InProcessTransport,
+    LoopBoundTransport,
+    StdioTransport,
+    embedded_transport,
+)
 from plasmate_nb.client.base import Transport
-from plasmate_nb.client.fake import FakeTransport
 from plasmate_nb.server import HttpServer
 from plasmate_nb.tools import Dispatcher
+from tests.scripted_engine import ScriptedEngine
 
-BACKENDS = ["fake", "embedded", "stdio", "http"]
+BACKENDS = ["scripted", "embedded", "stdio", "http"]
 TOKEN = "notebook-tests-" + "n" * 32
 
 
@@ -78,21 +86,22 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest_asyncio.fixture
-async def transport(backend: str, real_backends: _RealBackends) -> AsyncIterator[Transport]:
-    if backend != "fake":
+async def transport(backend: str, real_backends: _RealBackends, demo) -> AsyncIterator[Transport]:
+    if backend != "scripted":
         yield real_backends.get(backend)
         return
-    fake = FakeTransport()
+    engine = ScriptedEngine(demo.base_url)  # the demo site's origin; it is never connected to
+    scripted = LoopBoundTransport(InProcessTransport(Dispatcher(engine)), background_loop())
     try:
-        yield fake
+        yield scripted
     finally:
-        await fake.aclose()
+        await asyncio.wrap_future(spawn(engine.aclose()))
 
 
 @pytest.fixture
-def site_url(backend: str, transport: Transport, demo) -> str:
-    """Base URL (no trailing slash) of the site ``transport``'s engine can open."""
-    return transport.base_url if backend == "fake" else demo.base_url  # type: ignore[attr-defined]
+def site_url(demo) -> str:
+    """Base URL (no trailing slash) of the site every backend's engine can open: the demo site."""
+    return demo.base_url
 
 
 @pytest.fixture

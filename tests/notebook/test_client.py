@@ -1,4 +1,4 @@
-"""The tool contract as the notebook layer relies on it (reference §2.1, §3.7)."""
+"""The tool contract as the notebook layer relies on it (docs/contract.md#answers, docs/contract.md#trace-envelopes)."""
 
 from __future__ import annotations
 

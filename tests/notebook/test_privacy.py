@@ -1,5 +1,5 @@
 """Privacy: secrets typed, selected, put in URLs or cookies never reach a table, widget
-state, repr or exception text of the notebook layer (SPEC §7, reference §3.4)."""
+state, repr or exception text of the notebook layer (docs/contract.md#sanitisation)."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def test_session_keeps_no_copy_of_secrets(transport: Transport, login_url: str) 
     with pytest.raises(ToolError) as caught:
         s.select_option(page.find(label="Plan"), secret)
     assert caught.value.__context__ is None and caught.value.__cause__ is None
-    # The real engine never echoes the value; the fake does, and the session scrubs it.
+    # No engine echoes the value: the message names its size only.
     assert secret not in str(caught.value) and str(caught.value).startswith("Option not found")
     held = [vars(s), vars(s._core), vars(s._core.page)]
     assert secret not in repr(held)

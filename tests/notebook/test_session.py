@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import pytest
 
 import plasmate_nb.notebook as nb
-from plasmate_nb.client.base import ToolError, Transport
-from plasmate_nb.client.fake import FakeTransport
+from plasmate_nb.client.base import CallListener, ToolError, Transport
 
 
 def test_sync_session_flow(transport: Transport, login_url: str) -> None:
@@ -150,11 +151,14 @@ def test_connect_needs_exactly_one_target() -> None:
         nb.AsyncSession.connect("http://127.0.0.1:1/mcp", command=["x"])
 
 
-class _OmittingTransport(FakeTransport):
+class _OmittingTransport:
     """A server whose final trace exceeded the 64 KiB ceiling (reachable with the reference engine)."""
 
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+
     async def call(self, tool: str, arguments: dict) -> object:
-        payload = await super().call(tool, arguments)
+        payload = await self.inner.call(tool, arguments)
         if tool == "close_page":
             payload["final_trace"] = {
                 "schema": "plasmate.trace.v1", "omitted": True,
@@ -162,10 +166,19 @@ class _OmittingTransport(FakeTransport):
             }  # fmt: skip
         return payload
 
+    async def list_tools(self) -> list[dict]:
+        return await self.inner.list_tools()
 
-def test_omitted_final_trace_is_a_clear_object() -> None:
-    s = nb.Session(_OmittingTransport())
-    s.open(f"{_OmittingTransport().base_url}/login.html")
+    def subscribe(self, callback: CallListener) -> Callable[[], None]:
+        return self.inner.subscribe(callback)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_omitted_final_trace_is_a_clear_object(transport: Transport, login_url: str) -> None:
+    s = nb.Session(_OmittingTransport(transport))
+    s.open(login_url)
     final = s.close()
     assert isinstance(final, nb.FinalTraceOmitted) and not final
     assert "exceeded the MCP response ceiling" in repr(final) and "s.trace.export()" in final._repr_html_()
