@@ -50,18 +50,41 @@ def full_export(rng: random.Random, pages: list[tuple[str, PageState, list[dict]
     """One genuine export, recorded until eviction starts (the log is full)."""
     log = TraceLog(True)
     url, page, elements = pages[1]
-    log.record("open_page", sanitize_parameters("open_page", {"url": url}), None, log.closed_state(), log.state(page), None, 900)
+    log.record(
+        "open_page",
+        sanitize_parameters("open_page", {"url": url}),
+        None,
+        log.closed_state(),
+        log.state(page),
+        None,
+        900,
+    )
     while log.evicted_events == 0:
-        action = rng.choice(["type_text", "click", "scroll", "select_option", "toggle", "navigate_to", "evaluate"])
+        action = rng.choice(
+            ["type_text", "click", "scroll", "select_option", "toggle", "navigate_to", "evaluate"]
+        )
         element = rng.choice(elements)
-        arguments = {"element_id": element["id"], "text": "x" * rng.randint(1, 40), "value": "team", "pixels": 300}
+        arguments = {
+            "element_id": element["id"],
+            "text": "x" * rng.randint(1, 40),
+            "value": "team",
+            "pixels": 300,
+        }
         before = log.state(page)
         if action == "navigate_to":
             url, page, elements = rng.choice(pages)
             arguments = {"url": url}
         error = "Element not found: e_x" if rng.random() < 0.05 else None
         target = log.target(page, arguments.get("element_id"))
-        log.record(action, sanitize_parameters(action, arguments), target, before, log.state(page), error, rng.randint(5, 150))
+        log.record(
+            action,
+            sanitize_parameters(action, arguments),
+            target,
+            before,
+            log.state(page),
+            error,
+            rng.randint(5, 150),
+        )
     return log.export("7d0c7b8e-0000-4000-8000-000000000000")
 
 

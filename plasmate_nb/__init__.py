@@ -23,8 +23,8 @@ _EXPORTS = {
     "plasmate_nb.demo_site": ("DemoSite",),
     "plasmate_nb.notebook": (
         "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
-        "Page", "ReplayPanel", "ReplayPlan", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
-        "TraceFormatError", "TraceStatus", "attach", "load_trace", "load_traces",
+        "Page", "ReplayPanel", "ReplayPlan", "Screenshot", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
+        "TraceFormatError", "TraceStatus", "afetch", "attach", "fetch", "load_trace", "load_traces",
     ),
     "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
 }  # fmt: skip
@@ -46,15 +46,17 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook import Page as Page
     from plasmate_nb.notebook import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook import ReplayPlan as ReplayPlan
+    from plasmate_nb.notebook import Screenshot as Screenshot
     from plasmate_nb.notebook import Session as Session
     from plasmate_nb.notebook import TraceCleared as TraceCleared
     from plasmate_nb.notebook import TraceDashboard as TraceDashboard
     from plasmate_nb.notebook import TraceExport as TraceExport
     from plasmate_nb.notebook import TraceFormatError as TraceFormatError
     from plasmate_nb.notebook import TraceStatus as TraceStatus
+    from plasmate_nb.notebook import afetch as afetch
     from plasmate_nb.notebook import attach as attach
+    from plasmate_nb.notebook import fetch as fetch
     from plasmate_nb.notebook import load_trace as load_trace
     from plasmate_nb.notebook import load_traces as load_traces
     from plasmate_nb.notebook.embedded_server import EmbeddedServer as EmbeddedServer
     from plasmate_nb.notebook.embedded_server import serve as serve
-

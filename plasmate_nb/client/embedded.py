@@ -91,6 +91,8 @@ async def serve_embedded_http(
     """
     from plasmate_nb.server.http import HttpServer  # lazy: uvicorn and starlette only when serving
 
-    server = HttpServer(embedded_dispatcher(), host=host, port=port, token=token, allowed_origins=allowed_origins)
+    server = HttpServer(
+        embedded_dispatcher(), host=host, port=port, token=token, allowed_origins=allowed_origins
+    )
     await server.start()
     return EmbeddedHttpServer(server)

@@ -25,7 +25,8 @@ class InProcessTransport:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         result = await self.dispatcher.call(tool, arguments)
-        return payload_or_raise(tool, result.text, result.is_error)
+        images = [(block.data, block.mime_type) for block in result.blocks]
+        return payload_or_raise(tool, result.text, result.is_error, images, result.text_block)
 
     async def list_tools(self) -> list[dict[str, Any]]:
         return [

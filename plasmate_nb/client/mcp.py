@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 
 from plasmate_nb.client._payload import payload_or_raise
@@ -44,6 +44,7 @@ class _SdkTransport:
                 loop = asyncio.get_running_loop()
                 self._ready, self._closing = loop.create_future(), asyncio.Event()
                 self._owner = asyncio.create_task(self._hold())
+            assert self._ready is not None
             await asyncio.shield(self._ready)
         assert self._client is not None
         return self._client
@@ -73,8 +74,11 @@ class _SdkTransport:
             result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)
         finally:
             self._listeners.notify(session_id_of(arguments), tool)
-        text = "".join(getattr(block, "text", "") for block in result.content)
-        return payload_or_raise(tool, text, bool(result.is_error))
+        texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
+        images = [
+            (block.data, block.mime_type) for block in result.content if isinstance(block, types.ImageContent)
+        ]
+        return payload_or_raise(tool, "".join(texts), bool(result.is_error), images, bool(texts))
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """The server's ``tools/list``, one dict per tool (name, title, description, inputSchema, ...)."""

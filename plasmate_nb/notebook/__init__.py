@@ -19,6 +19,8 @@ _EXPORTS = {
     "plasmate_nb.notebook.page": ("AmbiguousElement", "Element", "ElementNotFound", "Page"),
     "plasmate_nb.notebook.replay": ("CHECKS", "DRIFT_EXPLANATIONS", "Check", "ReplayPlan"),
     "plasmate_nb.notebook.session": ("Session", "Trace", "attach"),
+    "plasmate_nb.notebook.fetching": ("afetch", "fetch"),
+    "plasmate_nb.notebook.stateless": ("Screenshot",),
     "plasmate_nb.notebook.widgets": ("ReplayPanel", "TraceDashboard"),
 }  # fmt: skip
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
@@ -35,6 +37,8 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook.export import load_trace as load_trace
     from plasmate_nb.notebook.export import load_traces as load_traces
     from plasmate_nb.notebook.export import schema as schema
+    from plasmate_nb.notebook.fetching import afetch as afetch
+    from plasmate_nb.notebook.fetching import fetch as fetch
     from plasmate_nb.notebook.page import AmbiguousElement as AmbiguousElement
     from plasmate_nb.notebook.page import Element as Element
     from plasmate_nb.notebook.page import ElementNotFound as ElementNotFound
@@ -46,5 +50,6 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook.session import Session as Session
     from plasmate_nb.notebook.session import Trace as Trace
     from plasmate_nb.notebook.session import attach as attach
+    from plasmate_nb.notebook.stateless import Screenshot as Screenshot
     from plasmate_nb.notebook.widgets import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook.widgets import TraceDashboard as TraceDashboard

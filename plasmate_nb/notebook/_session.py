@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import json
 import operator
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -31,6 +32,7 @@ from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan
+from .stateless import Screenshot, call_stateless, take_screenshot
 
 if TYPE_CHECKING:
     from .widgets import ReplayPanel, TraceDashboard
@@ -203,7 +205,12 @@ class AsyncSession:
     def _watch_transport(self) -> None:
         # Listen to the transport (other clients' calls) while anyone listens to this session.
         with self._watch_lock:
-            if self._unwatch is None and self._listeners and self._transport is not None and self._loop is not None:
+            if (
+                self._unwatch is None
+                and self._listeners
+                and self._transport is not None
+                and self._loop is not None
+            ):
                 self._unwatch = self._transport.subscribe(self._heard)
 
     def _unwatch_transport(self) -> None:
@@ -215,7 +222,12 @@ class AsyncSession:
     def _heard(self, session_id: str | None, tool: str) -> None:
         # Any thread, any loop (the transport's): only hand over to this session's loop.
         loop = self._loop
-        if loop is None or session_id is None or session_id != self._session_id or tool not in TRACE_CHANGING_TOOLS:
+        if (
+            loop is None
+            or session_id is None
+            or session_id != self._session_id
+            or tool not in TRACE_CHANGING_TOOLS
+        ):
             return
         with contextlib.suppress(RuntimeError):  # the session's loop has closed: nobody left to tell
             loop.call_soon_threadsafe(self._announce, tool)
@@ -259,7 +271,7 @@ class AsyncSession:
 
     async def _act(self, tool: str, arguments: dict[str, Any], secrets: Iterable[str] = ()) -> Page:
         payload = await self._call(tool, {"session_id": self._require_session(), **arguments}, secrets)
-        self._page = Page(payload)
+        self._page = Page(payload, self._transport)
         return self._page
 
     # -- actions --------------------------------------------------------------------------
@@ -273,13 +285,15 @@ class AsyncSession:
         >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
         """
         if self._session_id is not None:
-            raise RuntimeError("this session already has an open browser session; close() it or start a new one")
+            raise RuntimeError(
+                "this session already has an open browser session; close() it or start a new one"
+            )
         payload = await self._call("open_page", {"url": url, "trace": trace}, _url_secrets(url))
         self._session_id = payload["session_id"]
         self._final_trace = None
         status = await self._call("trace_status", {"session_id": self._session_id})
         self._trace_id = status["trace_id"]
-        self._page = Page(payload)
+        self._page = Page(payload, self._transport)
         return self._page
 
     async def navigate(self, url: str) -> Page:
@@ -303,7 +317,9 @@ class AsyncSession:
 
         >>> s.type_text(page.find(label="Email"), "analyst@example.test")
         """
-        return await self._act("type_text", {"element_id": _id_of(element), "text": text, "append": append}, [text])
+        return await self._act(
+            "type_text", {"element_id": _id_of(element), "text": text, "append": append}, [text]
+        )
 
     async def select_option(self, element: str | Element, value: str) -> Page:
         """Select the option ``value`` (its value or visible text) of a select; returns the page.
@@ -312,7 +328,9 @@ class AsyncSession:
         """
         return await self._act("select_option", {"element_id": _id_of(element), "value": value}, [value])
 
-    async def scroll(self, direction: str = "down", pixels: int = 300, element_id: str | Element | None = None) -> Page:
+    async def scroll(
+        self, direction: str = "down", pixels: int = 300, element_id: str | Element | None = None
+    ) -> Page:
         """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
 
         >>> s.scroll("down", 600)
@@ -345,8 +363,63 @@ class AsyncSession:
         >>> s.evaluate("document.title")
         'Sign in'
         """
-        payload = await self._call("evaluate", {"session_id": self._require_session(), "expression": expression})
+        payload = await self._call(
+            "evaluate", {"session_id": self._require_session(), "expression": expression}
+        )
         return payload["result"]
+
+    # -- stateless page tools (untraced: a fresh visit of the current URL) -----------------
+
+    def _current_url(self) -> str:
+        self._require_session()
+        if self._page is None or not self._page.url:
+            raise RuntimeError("the session has no current page URL")
+        return self._page.url
+
+    async def screenshot(self, width: int | None = None, height: int | None = None) -> Screenshot:
+        """A PNG ``Screenshot`` of the current page's URL (``screenshot_page``), shown inline in Jupyter.
+
+        ``screenshot_page`` takes only a URL: it loads it afresh in a temporary browser context
+        (``width`` x ``height`` viewport, default 1280 x 720), so the image shows the page as a
+        first visit sees it, not this session's live state (typed values, clicks, cookies).
+        Untraced: the session's trace is unchanged, and the pixels never go into a trace.
+
+        >>> s.screenshot()                 # the last expression of a cell: shows the image
+        >>> s.screenshot(800, 600).save("page.png")
+        """
+        transport = await self.transport()
+        return await take_screenshot(transport, self._current_url(), width, height)
+
+    async def text(self, max_chars: int | None = None, selector: str | None = None) -> str:
+        """The readable text of the current page's URL (``extract_text``), cut near ``max_chars`` when given.
+
+        Text longer than ``max_chars`` is cut there and ends with ``...``.
+
+        Like ``screenshot`` it reads a fresh visit of the URL, not the live session; untraced.
+        ``selector`` narrows it (``"#id"``, a role such as ``"heading"``).
+
+        >>> print(s.text(max_chars=500))
+        """
+        arguments: dict[str, Any] = {"url": self._current_url()}
+        if max_chars is not None:
+            arguments["max_chars"] = max_chars
+        if selector is not None:
+            arguments["selector"] = selector
+        payload = await call_stateless(await self.transport(), "extract_text", arguments)
+        return payload if isinstance(payload, str) else json.dumps(payload)  # JSON-looking text was parsed
+
+    async def links(self, selector: str | None = None) -> list[str]:
+        """The link targets (hrefs) of the current page's URL, in document order (``extract_links``).
+
+        Like ``screenshot`` it reads a fresh visit of the URL, not the live session; untraced.
+
+        >>> s.links()                      # e.g. ['http://127.0.0.1:8765/index.html', ...]
+        """
+        arguments: dict[str, Any] = {"url": self._current_url()}
+        if selector is not None:
+            arguments["selector"] = selector
+        payload = await call_stateless(await self.transport(), "extract_links", arguments)
+        return [line for line in str(payload).splitlines() if line]
 
     async def cookies(self, url: str | None = None) -> Cookies:
         """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.
@@ -366,18 +439,26 @@ class AsyncSession:
         >>> s.set_cookies([{"name": "sid", "value": "...", "domain": "127.0.0.1"}])
         1
         """
-        secrets = [str(c.get(k)) for c in cookies for k in ("name", "value") if isinstance(c, dict) and c.get(k)]
-        payload = await self._call("set_cookies", {"session_id": self._require_session(), "cookies": list(cookies)}, secrets)
+        secrets = [
+            str(c.get(k)) for c in cookies for k in ("name", "value") if isinstance(c, dict) and c.get(k)
+        ]
+        payload = await self._call(
+            "set_cookies", {"session_id": self._require_session(), "cookies": list(cookies)}, secrets
+        )
         return payload["set"]
 
-    async def clear_cookies(self, name: str | None = None, domain: str | None = None, url: str | None = None) -> int:
+    async def clear_cookies(
+        self, name: str | None = None, domain: str | None = None, url: str | None = None
+    ) -> int:
         """Remove cookies (all, or those matching every filter given); returns how many were removed.
 
         >>> s.clear_cookies(name="sid")
         1
         """
         filters = {k: v for k, v in (("name", name), ("domain", domain), ("url", url)) if v is not None}
-        payload = await self._call("clear_cookies", {"session_id": self._require_session(), **filters}, filters.values())
+        payload = await self._call(
+            "clear_cookies", {"session_id": self._require_session(), **filters}, filters.values()
+        )
         return payload["cleared"]
 
     async def close(self) -> TraceExport | FinalTraceOmitted | None:
@@ -447,7 +528,9 @@ class AsyncSession:
             columns["status"].append(plan.status)
             columns["drift"].append(plan.drift)
             columns["message"].append(plan.message)
-        return pd.DataFrame({k: pd.array(v, dtype="Int64" if k == "sequence" else STRING) for k, v in columns.items()})
+        return pd.DataFrame(
+            {k: pd.array(v, dtype="Int64" if k == "sequence" else STRING) for k, v in columns.items()}
+        )
 
     async def replay_panel(self) -> ReplayPanel:
         """A widget to pick a retained event and validate or confirm its replay (never executes).
@@ -472,7 +555,9 @@ class AsyncSession:
         await self._release_transport()
 
     def __repr__(self) -> str:
-        state = f"session_id={self._session_id!r}, trace_id={self._trace_id!r}" if self._session_id else "closed"
+        state = (
+            f"session_id={self._session_id!r}, trace_id={self._trace_id!r}" if self._session_id else "closed"
+        )
         return f"{type(self).__name__}({state})"
 
 

@@ -17,7 +17,10 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
+from .._loop import run_sync
+from ..client.base import Transport
 from ._html import box, cell, table
+from .stateless import THUMBNAIL, Screenshot, take_screenshot
 
 ELEMENT_COLUMNS = ("id", "role", "label", "text", "actions", "region")
 VALUE_BEARING_ROLES = frozenset({"text_input", "textarea", "select"})
@@ -94,11 +97,25 @@ class Page:
     >>> s.click(page.find(role="button", text="Sign in"))
     """
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, payload: dict[str, Any], transport: Transport | None = None) -> None:
+        self._transport = transport  # where screenshot() asks; None: the embedded engine
         self.url: str | None = payload.get("url")
         self.title: str | None = payload.get("title")
         self.regions: list[dict[str, Any]] = payload.get("regions") or []
         self.scroll_position: float | None = payload.get("scroll_position")
+
+    def screenshot(self, width: int = THUMBNAIL[0], height: int = THUMBNAIL[1]) -> Screenshot:
+        """A thumbnail ``Screenshot`` of this page's URL, taken now, only when asked (``screenshot_page``).
+
+        It is a fresh visit of the URL in a ``width`` x ``height`` viewport (no session state:
+        cookies, typed values and clicks are not in it). Blocking; in async code use
+        ``await session.screenshot()`` or ``take_screenshot``. Never put into a trace.
+
+        >>> page.screenshot()              # the last expression of a cell: shows the image
+        """
+        if not self.url:
+            raise ValueError("this page has no URL to screenshot")
+        return run_sync(take_screenshot(self._transport, self.url, width, height))
 
     @functools.cached_property
     def element_list(self) -> tuple[Element, ...]:
@@ -128,10 +145,17 @@ class Page:
             "actions": [", ".join(e.actions) for e in rows],
             "region": [e.region for e in rows],
         }
-        return pd.DataFrame({k: pd.array(v, dtype="string") for k, v in data.items()}, columns=ELEMENT_COLUMNS)
+        return pd.DataFrame(
+            {k: pd.Series(v, dtype="string") for k, v in data.items()}, columns=ELEMENT_COLUMNS
+        )
 
     def find_all(
-        self, role: str | None = None, label: str | None = None, text: str | None = None, *, contains: bool = False
+        self,
+        role: str | None = None,
+        label: str | None = None,
+        text: str | None = None,
+        *,
+        contains: bool = False,
     ) -> list[Element]:
         """Every element matching all the given criteria (case-insensitive; exact unless ``contains``).
 
@@ -151,7 +175,12 @@ class Page:
         ]
 
     def find(
-        self, role: str | None = None, label: str | None = None, text: str | None = None, *, contains: bool = False
+        self,
+        role: str | None = None,
+        label: str | None = None,
+        text: str | None = None,
+        *,
+        contains: bool = False,
     ) -> Element:
         """The one element matching all the given criteria; ``ElementNotFound`` / ``AmbiguousElement`` otherwise.
 
@@ -186,7 +215,9 @@ class Page:
     def _repr_html_(self) -> str:
         head = f"<div>{cell(self.origin)} <i>(path, query and fragment not shown)</i></div>"
         count = f"<div>{len(self.element_list)} elements</div>"
-        return box(f"Page: {self.title or '(untitled)'}", head + count + table(ELEMENT_COLUMNS, self._element_rows()))
+        return box(
+            f"Page: {self.title or '(untitled)'}", head + count + table(ELEMENT_COLUMNS, self._element_rows())
+        )
 
     def __repr__(self) -> str:
         lines = [f"Page(title={self.title!r}, origin={self.origin!r}, elements={len(self.element_list)})"]
@@ -222,6 +253,6 @@ class AmbiguousElement(LookupError):
     def __init__(self, query: str, matches: list[Element]) -> None:
         self.matches = matches
         listed = "; ".join(_describe(e) for e in matches[:10])
-        super().__init__(f"{len(matches)} elements match {query}: {listed}. Add role=, label= or text= to narrow it")
-
-
+        super().__init__(
+            f"{len(matches)} elements match {query}: {listed}. Add role=, label= or text= to narrow it"
+        )

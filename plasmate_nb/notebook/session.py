@@ -202,6 +202,7 @@ _STUB_IMPORTS = {
     "Element": ".page",
     "Page": ".page",
     "ReplayPlan": ".replay",
+    "Screenshot": ".stateless",
     "ReplayPanel": ".widgets",
     "TraceDashboard": ".widgets",
 }

@@ -12,6 +12,7 @@ from .cookies import Cookies
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
 from .replay import ReplayPlan
+from .stateless import Screenshot
 from .widgets import ReplayPanel, TraceDashboard
 
 class Session:
@@ -54,9 +55,7 @@ class Session:
         >>> s.trace.events()  # one typed row per retained event
         """
     @classmethod
-    def connect(
-        cls, url: str | None = ..., *, token: str | None = ..., command: Sequence[str] | None = ...
-    ) -> Session:
+    def connect(cls, url: str | None = ..., *, token: str | None = ..., command: Sequence[str] | None = ...) -> Session:
         """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``.
 
         Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing
@@ -147,6 +146,34 @@ class Session:
 
         >>> s.evaluate("document.title")
         'Sign in'
+        """
+    def screenshot(self, width: int | None = ..., height: int | None = ...) -> Screenshot:
+        """A PNG ``Screenshot`` of the current page's URL (``screenshot_page``), shown inline in Jupyter.
+
+        ``screenshot_page`` takes only a URL: it loads it afresh in a temporary browser context
+        (``width`` x ``height`` viewport, default 1280 x 720), so the image shows the page as a
+        first visit sees it, not this session's live state (typed values, clicks, cookies).
+        Untraced: the session's trace is unchanged, and the pixels never go into a trace.
+
+        >>> s.screenshot()                 # the last expression of a cell: shows the image
+        >>> s.screenshot(800, 600).save("page.png")
+        """
+    def text(self, max_chars: int | None = ..., selector: str | None = ...) -> str:
+        """The readable text of the current page's URL (``extract_text``), cut near ``max_chars`` when given.
+
+        Text longer than ``max_chars`` is cut there and ends with ``...``.
+
+        Like ``screenshot`` it reads a fresh visit of the URL, not the live session; untraced.
+        ``selector`` narrows it (``"#id"``, a role such as ``"heading"``).
+
+        >>> print(s.text(max_chars=500))
+        """
+    def links(self, selector: str | None = ...) -> list[str]:
+        """The link targets (hrefs) of the current page's URL, in document order (``extract_links``).
+
+        Like ``screenshot`` it reads a fresh visit of the URL, not the live session; untraced.
+
+        >>> s.links()                      # e.g. ['http://127.0.0.1:8765/index.html', ...]
         """
     def cookies(self, url: str | None = ...) -> Cookies:
         """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.

@@ -124,7 +124,9 @@ def test_the_walk_covers_the_facades_and_their_members() -> None:
 # -- dir() ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("package", ["plasmate_nb", "plasmate_nb.notebook", "plasmate_nb.client", "plasmate_nb.server"])
+@pytest.mark.parametrize(
+    "package", ["plasmate_nb", "plasmate_nb.notebook", "plasmate_nb.client", "plasmate_nb.server"]
+)
 def test_dir_shows_only_public_names(package: str) -> None:
     module = importlib.import_module(package)
     for name in set(dir(module)) - set(module.__all__):
@@ -151,7 +153,9 @@ def test_trace_status_fields_complete_with_tab() -> None:
     }  # fmt: skip
     status = nb.TraceStatus(payload)
     assert set(payload) <= set(dir(status))
-    assert set(nb.TraceStatus.__annotations__) == set(export_module.STATUS_FIELDS)  # typed for static tools too
+    assert set(nb.TraceStatus.__annotations__) == set(
+        export_module.STATUS_FIELDS
+    )  # typed for static tools too
     assert set(nb.TraceExport.__annotations__) == set(export_module.EXPORT_FIELDS)
     assert (status.retained_events, status.max_bytes, status.enabled) == (1, 49_152, True)
     assert isinstance(inspect.getattr_static(nb.TraceStatus, "retained_events"), property)

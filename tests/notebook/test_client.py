@@ -10,7 +10,11 @@ from plasmate_nb.notebook import load_trace
 
 def test_tool_error_carries_tool_and_message() -> None:
     error = ToolError("click", "Element not found: e_1")
-    assert (error.tool, error.message, str(error)) == ("click", "Element not found: e_1", "Element not found: e_1")
+    assert (error.tool, error.message, str(error)) == (
+        "click",
+        "Element not found: e_1",
+        "Element not found: e_1",
+    )
     assert isinstance(error, Exception)
 
 

@@ -15,7 +15,9 @@ import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import ToolError, Transport
 
 # A marker prefix keeps a generated secret from matching ordinary page or trace text.
-secrets = st.text(alphabet=string.ascii_letters + string.digits, min_size=8, max_size=24).map(lambda s: "zqx" + s)
+secrets = st.text(alphabet=string.ascii_letters + string.digits, min_size=8, max_size=24).map(
+    lambda s: "zqx" + s
+)
 
 
 def _texts(obj: Any) -> list[str]:
@@ -56,7 +58,9 @@ def _assert_absent(secret: str, texts: list[str]) -> None:
     assert not leaks, f"secret leaked into: {leaks[0][:300]}"
 
 
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @SETTINGS

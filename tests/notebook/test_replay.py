@@ -104,10 +104,14 @@ def test_replay_validate_all(session: nb.Session, login_url: str) -> None:
     assert list(table.columns) == ["sequence", "action", "status", "drift", "message"]
     assert str(table["sequence"].dtype) == "Int64" and table["sequence"].tolist() == [1, 2, 3]
     assert table["status"].tolist() == ["refused", "refused", "confirmation_required"]
-    assert table["drift"].tolist()[:2] == ["unsupported_action", "state_drift"] and pd.isna(table["drift"].iloc[2])
+    assert table["drift"].tolist()[:2] == ["unsupported_action", "state_drift"] and pd.isna(
+        table["drift"].iloc[2]
+    )
 
 
-def test_replay_validate_takes_sequences_straight_from_a_dataframe(transport: Transport, login_url: str) -> None:
+def test_replay_validate_takes_sequences_straight_from_a_dataframe(
+    transport: Transport, login_url: str
+) -> None:
     with nb.Session(transport) as s:
         s.open(login_url)
         s.scroll(pixels=0)

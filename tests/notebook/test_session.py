@@ -35,7 +35,9 @@ def test_sync_session_flow(transport: Transport, login_url: str) -> None:
         assert welcome.title == "Welcome" and s.page is welcome
         s.navigate(login_url)
         status = s.trace.status()
-        assert isinstance(status, nb.TraceStatus) and status.retained_events == 14 and status.next_sequence == 15
+        assert (
+            isinstance(status, nb.TraceStatus) and status.retained_events == 14 and status.next_sequence == 15
+        )
         events = s.trace.events()
         assert events["action"].tolist() == [
             "open_page", "type_text", "type_text", "select_option", "toggle", "clear", "evaluate", "type_text",
@@ -122,7 +124,9 @@ async def test_async_session_flow(transport: Transport, login_url: str) -> None:
         status = await s.trace.status()
         assert status.retained_events == 2
         events = await s.trace.events()
-        assert isinstance(events, pd.DataFrame) and events["redacted_bytes"].tolist()[1] == len("bob@example.com")
+        assert isinstance(events, pd.DataFrame) and events["redacted_bytes"].tolist()[1] == len(
+            "bob@example.com"
+        )
         plan = await s.replay_validate(2)
         assert isinstance(plan, nb.ReplayPlan) and plan.execution_available is False
         dashboard = await s.trace.dashboard()
@@ -187,9 +191,15 @@ def test_omitted_final_trace_is_a_clear_object(transport: Transport, login_url: 
 def test_reprs_of_page_and_trace_objects(transport: Transport, login_url: str) -> None:
     with nb.Session(transport) as s:
         page = s.open(login_url)
-        assert "Sign in" in page._repr_html_() and "<table>" in page._repr_html_() and "Password" in repr(page)
+        assert (
+            "Sign in" in page._repr_html_() and "<table>" in page._repr_html_() and "Password" in repr(page)
+        )
         status = s.trace.status()
-        assert "128" in status._repr_html_() and "49,152" in status._repr_html_() and "events=1/128" in repr(status)
+        assert (
+            "128" in status._repr_html_()
+            and "49,152" in status._repr_html_()
+            and "events=1/128" in repr(status)
+        )
         export = s.trace.export()
         assert export.trace_id in repr(export) and "open_page" in export._repr_html_()
         assert export.counters == {

@@ -45,20 +45,26 @@ async def test_own_calls_are_announced_before_they_return(transport: Transport, 
         assert seen == []
 
 
-async def test_other_clients_calls_on_this_session_are_announced(transport: Transport, login_url: str) -> None:
+async def test_other_clients_calls_on_this_session_are_announced(
+    transport: Transport, login_url: str
+) -> None:
     async with nb.AsyncSession(transport) as s:
         await s.open(login_url)
         other = await transport.call("open_page", {"url": login_url, "trace": True})
         seen: list[str] = []
         s.subscribe(seen.append)  # a plain callback works too
         await transport.call("scroll", {"session_id": other["session_id"]})  # another session: not ours
-        await transport.call("toggle", {"session_id": s.session_id, "element_id": s.page.find(role="checkbox").id})
+        await transport.call(
+            "toggle", {"session_id": s.session_id, "element_id": s.page.find(role="checkbox").id}
+        )
         await _eventually(lambda: "toggle" in seen)
         assert "scroll" not in seen
         await transport.call("close_page", {"session_id": other["session_id"]})
 
 
-def test_sync_session_subscribe_runs_callbacks_on_the_background_loop(transport: Transport, login_url: str) -> None:
+def test_sync_session_subscribe_runs_callbacks_on_the_background_loop(
+    transport: Transport, login_url: str
+) -> None:
     threads: list[str] = []
     with nb.Session(transport) as s:
         unsubscribe = s.subscribe(lambda tool: threads.append(threading.current_thread().name))

@@ -39,12 +39,19 @@ def test_events_table_is_typed_and_flat(export: nb.TraceExport, site_url: str) -
     assert {name: str(dtype) for name, dtype in events.dtypes.items()} == TYPED
     assert events["sequence"].tolist() == [1, 2, 3, 4, 5, 6]
     typed = events.iloc[1]
-    assert typed["redacted_fields"] == "text" and typed["redacted_bytes"] == len("ünïcode@example.com".encode())
+    assert typed["redacted_fields"] == "text" and typed["redacted_bytes"] == len(
+        "ünïcode@example.com".encode()
+    )
     assert typed["state_changed"] and not typed["url_changed"] and typed["target_role"] == "text_input"
     assert typed["target_id"].startswith("plasmate-trace-id:v1:")
     assert events.iloc[2]["redacted_fields"] == "value" and events.iloc[2]["redacted_bytes"] == 4
     scroll = events.iloc[3]
-    assert (scroll["direction"], scroll["pixels"], scroll["targeted"], scroll["state_changed"]) == ("up", 50, False, False)
+    assert (scroll["direction"], scroll["pixels"], scroll["targeted"], scroll["state_changed"]) == (
+        "up",
+        50,
+        False,
+        False,
+    )
     assert events.iloc[4]["url_changed"] and not events.iloc[5]["filter_present"]
     opened = events.iloc[0]
     assert pd.isna(opened["before_origin"]) and opened["after_origin"] == site_url
@@ -120,11 +127,17 @@ def test_load_trace_rejects_non_json_and_missing_files(tmp_path: Path) -> None:
 
 
 def test_load_trace_accepts_the_omitted_marker() -> None:
-    marker = {"schema": "plasmate.trace.v1", "omitted": True, "reason": "bounded final trace export exceeded the MCP response ceiling"}
+    marker = {
+        "schema": "plasmate.trace.v1",
+        "omitted": True,
+        "reason": "bounded final trace export exceeded the MCP response ceiling",
+    }
     assert isinstance(nb.load_trace(json.dumps(marker)), nb.FinalTraceOmitted)
 
 
-def test_load_traces_across_files(export: nb.TraceExport, tmp_path: Path, transport: Transport, login_url: str) -> None:
+def test_load_traces_across_files(
+    export: nb.TraceExport, tmp_path: Path, transport: Transport, login_url: str
+) -> None:
     with nb.Session(transport) as s:
         s.open(login_url)
         other = s.trace.export()
@@ -140,7 +153,9 @@ def test_load_traces_across_files(export: nb.TraceExport, tmp_path: Path, transp
 
 
 @pytest.mark.parametrize("validate", ["fast", "full"])
-def test_load_traces_rejects_malformed_event_with_source_and_path(export, tmp_path: Path, validate: str) -> None:
+def test_load_traces_rejects_malformed_event_with_source_and_path(
+    export, tmp_path: Path, validate: str
+) -> None:
     export.to_json(tmp_path / "good.json")
     bad = _broken(export.payload, lambda d: d["events"][2]["before"].pop("origin"))
     (tmp_path / "bad.json").write_text(json.dumps(bad))

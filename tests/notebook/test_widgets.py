@@ -29,7 +29,11 @@ def test_dashboard_counters_move_and_eviction_appears(transport: Transport, logi
         dashboard = s.trace.dashboard()
         state = dashboard.get_state()
         assert state["events_gauge"]["max"] == 128 and state["bytes_gauge"]["max"] == 49_152
-        assert (state["events_gauge"]["value"], state["next_sequence"]["value"], state["evicted_events"]["value"]) == (1, 2, 0)
+        assert (
+            state["events_gauge"]["value"],
+            state["next_sequence"]["value"],
+            state["evicted_events"]["value"],
+        ) == (1, 2, 0)
         s.type_text(page.find(label="Email"), "carol@example.com")
         assert _value(dashboard, "events_gauge") == 2 and _value(dashboard, "next_sequence") == 3
         assert "type_text" in _value(dashboard, "redaction") and "17" in _value(dashboard, "redaction")
@@ -44,7 +48,10 @@ def test_dashboard_counters_move_and_eviction_appears(transport: Transport, logi
         assert state["next_sequence"]["value"] == 143
         assert f"{status.retained_events} / 128" in state["events_label"]["value"]
         s.trace.clear()
-        assert _value(dashboard, "cleared_events") == status.retained_events and _value(dashboard, "events_gauge") == 0
+        assert (
+            _value(dashboard, "cleared_events") == status.retained_events
+            and _value(dashboard, "events_gauge") == 0
+        )
         final = s.close()
     assert "final trace" in _value(dashboard, "header")
     assert _value(dashboard, "next_sequence") == final.next_sequence == 144
@@ -109,7 +116,10 @@ def test_replay_panel(transport: Transport, login_url: str) -> None:
         s.toggle(page.find(role="checkbox"))
         panel = s.replay_panel()
         state = panel.get_state()
-        assert list(state["events"]["_options_labels"]) == ["1 · open_page · success", "2 · toggle · success · checkbox"]
+        assert list(state["events"]["_options_labels"]) == [
+            "1 · open_page · success",
+            "2 · toggle · success · checkbox",
+        ]
         assert state["validate"]["description"] == "Validate" and state["confirm"]["description"] == "Confirm"
         s.scroll()
         assert len(panel.get_state()["events"]["_options_labels"]) == 3  # follows the session
@@ -132,7 +142,9 @@ def _wait_for_plan(panel: nb.ReplayPanel, sequence: int) -> nb.ReplayPlan:
     raise AssertionError("no plan")
 
 
-async def test_dashboard_says_when_another_client_closed_the_session(transport: Transport, login_url: str) -> None:
+async def test_dashboard_says_when_another_client_closed_the_session(
+    transport: Transport, login_url: str
+) -> None:
     opened = await transport.call("open_page", {"url": login_url, "trace": True})
     watcher = nb.attach(opened["session_id"], transport)
     dashboard = watcher.trace.dashboard()

@@ -1,0 +1,45 @@
+"""``fetch``: the SOM of a URL as a read-only ``Page`` (``fetch_page``), no session needed.
+
+Stateless and untraced like every page tool of ``stateless.py``: a fresh visit of the URL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._loop import run_sync
+from ..client.base import ToolError, Transport
+from .page import Page
+from .stateless import call_stateless
+
+
+async def afetch(
+    url: str, javascript: bool = True, selector: str | None = None, transport: Transport | None = None
+) -> Page:
+    """``fetch`` for async code: ``await afetch(url)`` returns the read-only ``Page``.
+
+    >>> page = await pnb.afetch("http://127.0.0.1:8765/index.html")
+    """
+    arguments: dict[str, Any] = {"url": url, "javascript": javascript}
+    if selector is not None:
+        arguments["selector"] = selector
+    payload = await call_stateless(transport, "fetch_page", arguments)
+    if not isinstance(payload, dict):
+        raise ToolError("fetch_page", f"expected a SOM object, got {type(payload).__name__}")
+    return Page(payload, transport=transport)
+
+
+def fetch(
+    url: str, javascript: bool = True, selector: str | None = None, transport: Transport | None = None
+) -> Page:
+    """The SOM of ``url`` as a read-only ``Page`` (``fetch_page``: a fresh visit, no session, untraced).
+
+    ``javascript=False`` reads the HTML without running scripts; ``selector`` narrows the SOM
+    (``"#id"``, a role such as ``"link"``, ``"interactive"``). The default transport is the
+    embedded engine. Its elements are for reading: no session holds the page, so it cannot
+    be clicked. ``page.screenshot()`` shows it when asked.
+
+    >>> page = pnb.fetch("http://127.0.0.1:8765/index.html")
+    >>> page.title, page.elements
+    """
+    return run_sync(afetch(url, javascript, selector, transport))
