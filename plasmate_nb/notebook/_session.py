@@ -20,7 +20,6 @@ import operator
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import pandas as pd
 
@@ -32,36 +31,14 @@ from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan
-from .stateless import Screenshot, call_stateless, take_screenshot
+from .stateless import Screenshot, call_stateless, scrubbed, take_screenshot, url_secrets
 
 if TYPE_CHECKING:
     from .widgets import ReplayPanel, TraceDashboard
 
-REDACTED = "[redacted]"
 
 #: ``callback(tool)`` after a call that may have changed a session's trace (may return an awaitable).
 TraceListener = Callable[[str], Awaitable[None] | None]
-
-
-def _url_secrets(url: Any) -> list[str]:
-    """The parts of ``url`` beyond its origin, which traces replace by a keyed fingerprint."""
-    if not isinstance(url, str):
-        return []
-    parts: list[str] = [url]
-    try:
-        split = urlsplit(url)
-    except ValueError:
-        return parts
-    userinfo = split.netloc.rpartition("@")[0]
-    parts += [userinfo, split.path, split.query, split.fragment, url.partition("#")[0]]
-    return [p for p in parts if p and p != "/"]
-
-
-def _scrubbed(error: ToolError, secrets: Iterable[str]) -> ToolError:
-    message = error.message
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        message = message.replace(secret, REDACTED)
-    return ToolError(error.tool, message)
 
 
 REMOTE_POLL_SECONDS = 1.0
@@ -250,7 +227,7 @@ class AsyncSession:
         try:
             payload = await transport.call(tool, arguments)
         except ToolError as error:
-            failure = _scrubbed(error, secrets)
+            failure = scrubbed(error, secrets)
         if notify:
             await self._notify(tool)
         if failure is not None:
@@ -288,7 +265,7 @@ class AsyncSession:
             raise RuntimeError(
                 "this session already has an open browser session; close() it or start a new one"
             )
-        payload = await self._call("open_page", {"url": url, "trace": trace}, _url_secrets(url))
+        payload = await self._call("open_page", {"url": url, "trace": trace}, url_secrets(url))
         self._session_id = payload["session_id"]
         self._final_trace = None
         status = await self._call("trace_status", {"session_id": self._session_id})
@@ -301,7 +278,7 @@ class AsyncSession:
 
         >>> s.navigate("http://127.0.0.1:8765/details.html").title
         """
-        return await self._act("navigate_to", {"url": url}, _url_secrets(url))
+        return await self._act("navigate_to", {"url": url}, url_secrets(url))
 
     async def click(self, element: str | Element) -> Page:
         """Click ``element`` (an ``Element`` from ``page.find`` or its SOM id) and return the page after.

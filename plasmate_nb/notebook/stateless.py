@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import struct
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -99,7 +100,7 @@ def url_secrets(url: Any) -> list[str]:
     return [p for p in parts if p and p != "/"]
 
 
-def scrubbed(error: ToolError, secrets: list[str]) -> ToolError:
+def scrubbed(error: ToolError, secrets: Iterable[str]) -> ToolError:
     """``error`` with every secret replaced by ``[redacted]``."""
     message = error.message
     for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
