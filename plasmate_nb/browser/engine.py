@@ -25,7 +25,7 @@ from plasmate_nb.browser.errors import ActionError, EngineError
 from plasmate_nb.browser.messages import describe, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
 from plasmate_nb.browser.policy import UrlPolicy
-from plasmate_nb.browser.session import BrowserSession
+from plasmate_nb.browser.session import CLOSE_TIMEOUT_SECONDS, BrowserSession
 from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, pipeline_error, session_not_found
 from plasmate_nb.som import CompiledSom, compile_page
 from plasmate_nb.trace import TraceLog
@@ -122,16 +122,17 @@ class Engine:
         for session_id in list(self._sessions):
             await self.close_session(session_id)
         browser, self._browser = self._browser, None
-        if browser is not None:
+        if browser is not None:  # every step bounded: a wedged browser or driver must not hang us
             with contextlib.suppress(Exception):
-                await browser.close()
+                await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_SECONDS)
         playwright, self._playwright = self._playwright, None
         if playwright is not None:
             with contextlib.suppress(Exception):
-                await playwright.stop()
+                await asyncio.wait_for(playwright.stop(), CLOSE_TIMEOUT_SECONDS)
         gate, self.gate = self.gate, None
         if gate is not None:
-            await gate.aclose()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(gate.aclose(), CLOSE_TIMEOUT_SECONDS)
 
     async def __aenter__(self) -> Engine:
         await self.start()
