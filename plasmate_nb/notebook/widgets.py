@@ -104,9 +104,19 @@ class _LiveView:
         try:
             result = await self._fetch()
         except (ToolError, RuntimeError) as error:
+            if self._stopped:
+                return  # closed meanwhile: the close has already said what happened
             gone = isinstance(error, ToolError) and error.message.startswith("Session not found")
-            self._closed("browser session closed by another client" if gone else str(error))
-            self.stop()
+            if not gone:
+                self._closed(str(error))
+                self.stop()
+                return
+            # Gone. If this very session is closing it, its close_page notification follows with
+            # the final trace; so stop refreshing but keep listening for it.
+            self._closed("browser session closed by another client")
+            self._stopped = True
+            if self._poller is not None:
+                self._poller.cancel()
             return
         if ticket > self._applied:
             self._applied = ticket
@@ -121,10 +131,10 @@ class _LiveView:
 
     async def _trace_changed(self, tool: str) -> None:
         # session.subscribe: runs on the session's loop; awaited for the session's own calls.
-        if self._stopped:
-            return
         if tool == "close_page" and self._session.session_id != self._session_id:
             self._session_closed()  # closed through this session: its final trace is known
+            return
+        if self._stopped:
             return
         if self._scheduled is None or self._scheduled.done():
             self._scheduled = asyncio.ensure_future(self._refresh_until_quiet())
