@@ -21,13 +21,11 @@ from playwright.async_api import Browser, BrowserContext, Playwright, ProxySetti
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 from plasmate_nb.browser.egress import EgressGate, chromium_args
-from plasmate_nb.browser.errors import ActionError, EngineError
+from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.messages import describe, reduce_url
-from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import CLOSE_TIMEOUT_SECONDS, BrowserSession
-from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, pipeline_error, session_not_found
-from plasmate_nb.som import CompiledSom, compile_page
+from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, session_not_found
 from plasmate_nb.trace import TraceLog
 
 LOCAL_ENDPOINT_NOTE = (
@@ -221,25 +219,6 @@ class Engine:
             "longest_idle_ms": max((s.idle_ms for s in sessions), default=None),
             "sessions": [_session_row(s) for s in sessions],
         }
-
-    # ----- stateless fetch ---------------------------------------------------------------------
-
-    async def fetch_page(self, url: str) -> CompiledSom:
-        """The SOM of ``url`` from a temporary context, closed afterwards (``.text``/``.data`` stay)."""
-        context = await self._new_context()
-        try:
-            page = await context.new_page()
-            page.on("dialog", dismiss_dialog)
-            watch = NavigationWatch(page, self.gate)
-            await goto(page, url, policy=self.policy, watch=watch, timeout=self.config.navigation_timeout)
-            await settle(page, self.config.settle_timeout)
-            try:
-                return await compile_page(page, timeout=self.config.action_timeout)
-            except Exception as error:  # SomCompileError, Playwright errors, timeouts
-                raise ActionError(pipeline_error(describe(error, self.config.action_timeout))) from None
-        finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(context.close(), 5.0)
 
     # ----- idle reaper ---------------------------------------------------------------------------
 

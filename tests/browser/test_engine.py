@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 
@@ -10,6 +11,7 @@ import pytest
 import pytest_asyncio
 
 from plasmate_nb.browser import Engine, EngineConfig, EngineError
+from plasmate_nb.tools import Dispatcher
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=3, evaluate_timeout=3, settle_timeout=1)
 SESSION_KEYS = [
@@ -112,12 +114,13 @@ async def test_status_payload_shape(engine, demo):
 
 
 async def test_fetch_page_leaves_no_session(engine, demo):
-    compiled = await engine.fetch_page(demo.url("/dynamic.html"))
-    assert compiled.data["title"] == "Dynamic content"
-    assert "Rendered gizmo" in compiled.text
+    dispatcher = Dispatcher(engine)
+    fetched = await dispatcher.call("fetch_page", {"url": demo.url("/dynamic.html")})
+    assert not fetched.is_error and json.loads(fetched.text)["title"] == "Dynamic content"
+    assert "Rendered gizmo" in fetched.text
     assert engine.sessions() == []
-    with pytest.raises(EngineError, match="Failed to fetch"):
-        await engine.fetch_page("http://127.0.0.1:9/")
+    refused = await dispatcher.call("fetch_page", {"url": "http://127.0.0.1:9/"})
+    assert refused.is_error and refused.text.startswith("Failed to fetch")
 
 
 async def test_failed_open_leaves_no_session(engine, demo):
