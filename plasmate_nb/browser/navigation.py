@@ -21,7 +21,10 @@ from plasmate_nb.errors import (
     outbound_blocked,
 )
 
-NEXT_FRAME = "() => new Promise(resolve => requestAnimationFrame(() => resolve(null)))"
+# Two frames: a navigation a script started reaches the browser (and so the watch) within one.
+NEXT_FRAMES = (
+    "() => new Promise(resolve => requestAnimationFrame(() => requestAnimationFrame(() => resolve(null))))"
+)
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
 
 
@@ -38,6 +41,9 @@ class NavigationWatch:
         self._gate = gate
         self._mark = 0
         self._urls: list[str] = []
+        self._pending: set[Request] = set()
+        self._answered = asyncio.Event()
+        self._answered.set()
         self.blocked: str | None = None
         self.failed: str | None = None
         page.on("request", self._on_request)
@@ -49,6 +55,22 @@ class NavigationWatch:
         self._urls.clear()
         self.blocked = self.failed = None
 
+    async def answered(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until every top-level navigation request seen so far
+        has its answer: a refusal by the gate can arrive after the page has drawn a frame."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._answered.wait(), max(0.001, timeout))
+
+    @property
+    def quiet(self) -> bool:
+        """No top-level navigation is waiting for its answer."""
+        return self._answered.is_set()
+
+    def _settled(self, request: Request) -> None:
+        self._pending.discard(request)
+        if not self._pending:
+            self._answered.set()
+
     def verdict(self, response: Response | None = None) -> None:
         """Take ``response`` (a ``goto``'s answer) into account now, whatever the event order."""
         if response is not None:
@@ -57,10 +79,13 @@ class NavigationWatch:
     def _on_request(self, request: Request) -> None:
         if _top_level(request):
             self._urls.append(request.url)
+            self._pending.add(request)
+            self._answered.clear()
 
     def _on_response(self, response: Response) -> None:
         if not _top_level(response.request):
             return
+        self._settled(response.request)
         kind = response.headers.get(MARKER)
         reason = response.headers.get(REASON, "")
         if kind == "refused":
@@ -71,7 +96,10 @@ class NavigationWatch:
             self.failed = self.failed or http_error(response.status, reduce_url(response.url))
 
     def _on_failed(self, request: Request) -> None:
-        if _top_level(request) and request.failure == TUNNEL_FAILED:
+        if not _top_level(request):
+            return
+        self._settled(request)
+        if request.failure == TUNNEL_FAILED:
             self._match_refusal([request.url])
 
     def _match_refusal(self, urls: list[str]) -> None:
@@ -141,9 +169,10 @@ async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):
     return await page.goto(url, wait_until="load", timeout=timeout * 1000)
 
 
-async def settle(page: Page, timeout: float) -> None:
+async def settle(page: Page, timeout: float, watch: NavigationWatch | None = None) -> None:
     """Let the page finish what an action started: the load state (a navigation may have
-    begun), then one animation frame. Never longer than ``timeout``; a page that does not
+    begun), then two animation frames, then the answers to the navigations ``watch`` saw begin
+    (another round when there were any). Never longer than ``timeout``; a page that does not
     settle in time is taken as it is."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -153,11 +182,14 @@ async def settle(page: Page, timeout: float) -> None:
             await page.wait_for_load_state("load", timeout=remaining * 1000)
         remaining = max(0.001, deadline - loop.time())
         try:
-            await asyncio.wait_for(page.evaluate(NEXT_FRAME), remaining)
-            return
+            await asyncio.wait_for(page.evaluate(NEXT_FRAMES), remaining)
         except (PlaywrightError, TimeoutError):
             if loop.time() >= deadline:
                 return
+            continue
+        if watch is None or watch.quiet:
+            return
+        await watch.answered(deadline - loop.time())
 
 
 async def dismiss_dialog(dialog: Dialog) -> None:

@@ -477,8 +477,8 @@ class BrowserSession:
 
     async def _commit(self, page: Page) -> None:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
-        await settle(page, self._config.settle_timeout)
         watch = self._page_watch
+        await settle(page, self._config.settle_timeout, watch)
         blocked, failed = watch.blocked, watch.failed
         watch.reset()
         if blocked is not None:

@@ -3,6 +3,7 @@ gate's attack tests are in tests/egress/)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -145,3 +146,30 @@ async def test_allowed_networks_match_addresses_and_allowed_hosts_match_names():
         await by_name.addresses("rebound.test", resolver)  # a name rebound onto an allowed host
     with pytest.raises(ValueError, match="not a CIDR network"):
         UrlPolicy(allowed_networks=("intranet",))
+
+
+async def test_a_refusal_that_arrives_after_the_next_frame_still_blocks(fixture_server):
+    """The gate answers a script navigation only after a slow name lookup: the action must wait
+    for that answer, not take the page as settled after one animation frame."""
+
+    async def slow_for_one_name(host: str) -> list[str]:
+        if host == "slow.test":
+            await asyncio.sleep(0.4)  # the page draws many frames meanwhile
+            return ["127.0.0.2"]
+        return ["127.0.0.1"] if host == "127.0.0.1" else []
+
+    config = EngineConfig(
+        allow_private_network=False,
+        allowed_hosts=("127.0.0.1",),
+        resolver=slow_for_one_name,
+        **{**TIMEOUTS, "settle_timeout": 3},
+    )
+    async with Engine(config) as engine:
+        session = await engine.open(f"{fixture_server}/browser/policy.html")
+        with pytest.raises(ActionError) as info:
+            await session.evaluate("location.href = 'http://slow.test:' + location.port + '/'")
+        assert str(info.value) == (
+            "Navigation failed: Outbound URL blocked: address 127.0.0.2 is not globally routable"
+            + DESTINATION_HINT
+        )
+        assert session.url.endswith("/browser/policy.html")
