@@ -192,8 +192,9 @@ def test_notebook_reaches_engine_and_server_only_through_client() -> None:
         assert not {m for m in imported | relative if m.startswith(forbidden)}, path.name
 
 
-def test_widgets_use_only_the_public_session_api() -> None:
-    tree = ast.parse((PACKAGE / "notebook" / "widgets.py").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("module", ["widgets.py", "dashboard.py", "replay_panel.py"])
+def test_widgets_use_only_the_public_session_api(module: str) -> None:
+    tree = ast.parse((PACKAGE / "notebook" / module).read_text(encoding="utf-8"))
     reach_ins = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):

@@ -21,7 +21,8 @@ _EXPORTS = {
     "plasmate_nb.notebook.session": ("Session", "Trace", "attach"),
     "plasmate_nb.notebook.fetching": ("afetch", "fetch"),
     "plasmate_nb.notebook.stateless": ("Screenshot",),
-    "plasmate_nb.notebook.widgets": ("ReplayPanel", "TraceDashboard"),
+    "plasmate_nb.notebook.dashboard": ("TraceDashboard",),
+    "plasmate_nb.notebook.replay_panel": ("ReplayPanel",),
 }  # fmt: skip
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
@@ -29,6 +30,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook._session import AsyncSession as AsyncSession
     from plasmate_nb.notebook._session import AsyncTrace as AsyncTrace
     from plasmate_nb.notebook.cookies import Cookies as Cookies
+    from plasmate_nb.notebook.dashboard import TraceDashboard as TraceDashboard
     from plasmate_nb.notebook.export import FinalTraceOmitted as FinalTraceOmitted
     from plasmate_nb.notebook.export import TraceCleared as TraceCleared
     from plasmate_nb.notebook.export import TraceExport as TraceExport
@@ -47,9 +49,8 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook.replay import DRIFT_EXPLANATIONS as DRIFT_EXPLANATIONS
     from plasmate_nb.notebook.replay import Check as Check
     from plasmate_nb.notebook.replay import ReplayPlan as ReplayPlan
+    from plasmate_nb.notebook.replay_panel import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook.session import Session as Session
     from plasmate_nb.notebook.session import Trace as Trace
     from plasmate_nb.notebook.session import attach as attach
     from plasmate_nb.notebook.stateless import Screenshot as Screenshot
-    from plasmate_nb.notebook.widgets import ReplayPanel as ReplayPanel
-    from plasmate_nb.notebook.widgets import TraceDashboard as TraceDashboard

@@ -34,7 +34,8 @@ from .replay import ReplayPlan
 from .stateless import Screenshot, call_stateless, scrubbed, take_screenshot, url_secrets
 
 if TYPE_CHECKING:
-    from .widgets import ReplayPanel, TraceDashboard
+    from .dashboard import TraceDashboard
+    from .replay_panel import ReplayPanel
 
 
 #: ``callback(tool)`` after a call that may have changed a session's trace (may return an awaitable).
@@ -514,7 +515,7 @@ class AsyncSession:
 
         >>> s.replay_panel()      # the last expression of a cell: shows the widget
         """
-        from .widgets import ReplayPanel  # lazy: ipywidgets only when a widget is built
+        from .replay_panel import ReplayPanel  # lazy: ipywidgets only when a widget is built
 
         await self.transport()
         panel = ReplayPanel(self, self._loop)  # type: ignore[arg-type]
@@ -590,7 +591,7 @@ class AsyncTrace:
 
         >>> s.trace.dashboard()   # the last expression of a cell: shows the widget
         """
-        from .widgets import TraceDashboard  # lazy: ipywidgets only when a widget is built
+        from .dashboard import TraceDashboard  # lazy: ipywidgets only when a widget is built
 
         self._session._require_session()
         transport = await self._session.transport()

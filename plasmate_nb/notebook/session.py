@@ -203,8 +203,8 @@ _STUB_IMPORTS = {
     "Page": ".page",
     "ReplayPlan": ".replay",
     "Screenshot": ".stateless",
-    "ReplayPanel": ".widgets",
-    "TraceDashboard": ".widgets",
+    "ReplayPanel": ".replay_panel",
+    "TraceDashboard": ".dashboard",
 }
 _STUB_DUNDERS = ("__init__", "__enter__", "__exit__")
 
@@ -277,7 +277,9 @@ def _render_stub() -> str:
         if m in ("collections.abc", "typing")
     ]
     third = ["import pandas as pd"] if "pandas" in modules else []
-    local = [f"from {m} import {', '.join(sorted(n))}" for m, n in modules.items() if m.startswith(".")]
+    local = [
+        f"from {m} import {', '.join(sorted(n))}" for m, n in sorted(modules.items()) if m.startswith(".")
+    ]
     header = [
         "# Generated from AsyncSession / AsyncTrace by `python -m plasmate_nb.notebook.session`; do not edit.",
         "# tests/notebook/test_api_surface.py checks that it matches the runtime facade.",

@@ -9,11 +9,12 @@ import pandas as pd
 from ..client.base import Transport
 from ._session import AsyncTrace, TraceListener
 from .cookies import Cookies
+from .dashboard import TraceDashboard
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
 from .replay import ReplayPlan
+from .replay_panel import ReplayPanel
 from .stateless import Screenshot
-from .widgets import ReplayPanel, TraceDashboard
 
 class Session:
     """One browser session, with plain (blocking) methods: the notebook's main object.
