@@ -28,7 +28,18 @@ _EXPORTS = {
     ),
     "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
 }  # fmt: skip
-_SUBPACKAGES = ("browser", "client", "demo_site", "errors", "notebook", "server", "som", "tools", "trace")
+_SUBPACKAGES = (
+    "analysis",
+    "browser",
+    "client",
+    "demo_site",
+    "errors",
+    "notebook",
+    "server",
+    "som",
+    "tools",
+    "trace",
+)
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, _SUBPACKAGES)
 
 if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)

@@ -46,6 +46,7 @@ def test_the_expected_contracts_exist() -> None:
         "layers",
         "trace-pure",
         "errors-pure",
+        "analysis-reads-exports",
         "notebook-speaks-the-tool-contract",
         "catalogue-loads-no-browser",
         "no-cycles",

@@ -1,0 +1,15 @@
+"""The analyst workbench: audit traces from any engine against the contract, compare two runs,
+and summarise fleets of traces at scale.
+
+It reads exports only (files, folders, payloads): no browser, MCP SDK or widgets load with it.
+"""
+
+import typing as _typing
+
+from plasmate_nb._lazy import lazy_exports as _lazy_exports
+
+_EXPORTS: dict[str, tuple[str, ...]] = {}  # fmt: skip
+__all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
+
+if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)
+    pass
