@@ -34,6 +34,7 @@ _SUBPACKAGES = (
     "client",
     "demo_site",
     "errors",
+    "examples",
     "notebook",
     "server",
     "som",

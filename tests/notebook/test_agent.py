@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 import plasmate_nb as pnb
 from plasmate_nb.client import HttpTransport
 from tests.support import element_id
@@ -52,4 +54,81 @@ async def test_agent_session_is_watched_live_and_validated(demo) -> None:
         assert server.token not in repr(server) and server.token not in server._repr_html_()
     finally:
         await agent.aclose()
+        server.stop()
+
+
+# -- pnb.examples.ScriptedAgent: the same, in a few lines ----------------------------------------
+
+
+def _wait_until(predicate, what: str, timeout: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_scripted_agent_waits_to_be_watched_then_moves_the_dashboard(demo) -> None:
+    server = pnb.serve()
+    try:
+        agent = pnb.examples.ScriptedAgent(server, demo, pause=0.05).open()
+        watcher = pnb.attach(agent.session_id)
+        dashboard = watcher.trace.dashboard()
+        assert dashboard.get_state()["next_sequence"]["value"] == 2 and agent.steps_taken == 0  # it waits
+
+        agent.start()
+        seen = {2}
+        while not agent.done:
+            seen.add(dashboard.get_state()["next_sequence"]["value"])
+            time.sleep(0.01)
+        assert agent.wait().steps_taken == len(agent.STEPS)
+        last = 2 + len(agent.STEPS)
+        _wait_until(
+            lambda: dashboard.get_state()["next_sequence"]["value"] == last, "the dashboard did not update"
+        )
+        assert len(seen | {last}) > 3  # it moved in steps while the agent acted, with no manual refresh
+
+        events = watcher.trace.events()
+        assert events["action"].tolist() == ["open_page", *agent.STEPS]
+        shown = repr(agent) + repr(dashboard.get_state()) + events.to_csv() + dashboard.snapshot_html()
+        assert agent.password not in shown and agent.email not in shown and server.token not in shown
+
+        dashboard.stop()
+        final = agent.close()
+        assert final.events()["action"].tolist() == ["open_page", *agent.STEPS, "close_page"]
+        assert agent.session_id not in server.sessions()["session_id"].tolist()
+    finally:
+        server.stop()
+
+
+def test_scripted_agent_joins_an_open_session_as_a_second_client(demo) -> None:
+    server = pnb.serve()
+    analyst = pnb.Session()
+    try:
+        analyst.open(demo.url("/index.html"))
+        heard: list[str] = []
+        unsubscribe = analyst.subscribe(heard.append)  # the agent's calls reach the analyst's session
+        agent = pnb.examples.ScriptedAgent(server, demo.base_url, session_id=analyst.session_id, pause=0)
+        agent.start().wait()
+        _wait_until(lambda: heard.count("scroll") == 2, "the analyst's session did not hear the agent")
+        unsubscribe()
+        assert analyst.trace.events()["action"].tolist() == ["open_page", "navigate_to", *agent.STEPS]
+        assert agent.close() is None  # not its session: it leaves it open
+        assert analyst.trace.status().next_sequence == 3 + len(agent.STEPS)
+    finally:
+        analyst.close()
+        server.stop()
+
+
+def test_scripted_agent_says_why_it_stopped(demo) -> None:
+    server = pnb.serve()
+    try:
+        agent = pnb.examples.ScriptedAgent(server, demo)
+        with pytest.raises(RuntimeError, match="call start"):
+            agent.wait()
+        unreachable = pnb.examples.ScriptedAgent(server, "http://127.0.0.1:1", password="never-shown-pw")
+        with pytest.raises(RuntimeError, match="scripted agent stopped: Failed to fetch") as failure:
+            unreachable.start()
+        assert "never-shown-pw" not in str(failure.value) + repr(unreachable)
+        assert unreachable.session_id is None and unreachable.done
+    finally:
         server.stop()
