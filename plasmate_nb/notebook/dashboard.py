@@ -4,78 +4,54 @@ kept live (the refresh plumbing is in ``widgets``). Build it with ``s.trace.dash
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from typing import Any
 
 import ipywidgets as w
-import pandas as pd
+from IPython.display import DisplayHandle, display
 
-from ._html import box, cell, gauge, table
-from ._tables import events_frame
+from ._dashboard_card import (
+    FIGURES,
+    card_html,
+    events_html,
+    explanation,
+    figures_html,
+    gauges_html,
+    levels,
+    redaction_html,
+    side_by_side,
+)
+from ._html import cell
 from .export import MAX_BYTES, MAX_EVENTS, TraceExport
 from .widgets import _bundle, _LiveSession, _LiveView
-
-DASHBOARD_COLUMNS = (
-    "sequence", "action", "outcome", "error_class", "duration_ms", "target_role", "before_origin",
-    "state_changed", "url_changed", "redacted_fields", "redacted_bytes",
-)  # fmt: skip
-
-
-def _counter(description: str) -> w.IntText:
-    return w.IntText(value=0, description=description, disabled=True, style={"description_width": "7em"},
-                     layout=w.Layout(width="14em"))  # fmt: skip
-
-
-def _events_html(events: list[dict[str, Any]]) -> str:
-    """The dashboard's events table: the readable columns (fingerprints are opaque, so left out)."""
-    if not events:
-        return "<i>no retained events</i>"
-    shown = events_frame(events)[list(DASHBOARD_COLUMNS)]
-    rows = [["" if pd.isna(value) else value for value in row] for row in shown.itertuples(index=False)]
-    return table(DASHBOARD_COLUMNS, rows)
 
 
 class TraceDashboard(_LiveView):
     """Counters, bound gauges, redaction panel and events table of one trace, kept live.
 
-    Build it with ``s.trace.dashboard()``. ``widget`` is the ipywidgets tree and ``export``
-    the last export shown; ``get_state()`` gives each part's widget state.
+    Build it with ``s.trace.dashboard()``. ``widget`` is the ipywidgets view (one HTML card),
+    ``export`` the last export shown, ``get_state()`` what each part shows. The gauges turn
+    amber at 80 % of a bound and red once events were evicted or dropped. Displayed in a
+    notebook, the output's HTML fallback follows the card too, in frontends that apply
+    display updates (VS Code, Colab, nbclient); JupyterLab keeps the last state in a saved
+    notebook when widget state saving is on (``make lab`` turns it on).
 
     >>> dashboard = s.trace.dashboard()
-    >>> dashboard.get_state()["events_gauge"]["value"]
+    >>> dashboard.get_state()["events_gauge"]
+    {'value': 1, 'max': 128, 'level': 'ok'}
     """
 
     def __init__(
         self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None
     ) -> None:
         self.export: TraceExport | None = None
-        self.header = w.HTML()
-        self.events_gauge = w.IntProgress(value=0, min=0, max=MAX_EVENTS, description="events")
-        self.events_label = w.Label()
-        self.bytes_gauge = w.IntProgress(value=0, min=0, max=MAX_BYTES, description="bytes")
-        self.bytes_label = w.Label()
-        self.counters = {
-            "next_sequence": _counter("next sequence"),
-            "evicted_events": _counter("evicted"),
-            "oversized_events": _counter("oversized"),
-            "cleared_events": _counter("cleared"),
-        }
-        self.redaction = w.HTML()
-        self.events_table = w.HTML()
-        self.widget = w.VBox(
-            [
-                self.header,
-                w.HBox([self.events_gauge, self.events_label]),
-                w.HBox([self.bytes_gauge, self.bytes_label]),
-                w.HBox(list(self.counters.values())),
-                self.redaction,
-                self.events_table,
-            ]
-        )
+        self.widget = w.HTML(layout=w.Layout(width="100%", max_width="100%"))
         self._bounds = (MAX_EVENTS, MAX_BYTES)
         self._bounds_known = False
         self._state_note = "live"
+        self._parts: dict[str, dict[str, Any]] = {}
+        self._displays: list[DisplayHandle] = []
         super().__init__(session, loop, poll_interval)
+        self._render()
 
     async def _fetch(self) -> TraceExport:
         if not self._bounds_known:  # the bounds are in trace_status only, and never change
@@ -85,69 +61,71 @@ class TraceDashboard(_LiveView):
 
     def _apply(self, export: TraceExport) -> None:
         self.export = export
-        p = export.payload
-        max_events, max_bytes = self._bounds
-        self.header.value = self._header_html()
-        self.events_gauge.max, self.events_gauge.value = max_events, p["retained_events"]
-        self.events_label.value = f"{p['retained_events']} / {max_events} retained events"
-        self.bytes_gauge.max, self.bytes_gauge.value = max_bytes, p["retained_bytes"]
-        self.bytes_label.value = f"{p['retained_bytes']:,} / {max_bytes:,} retained bytes"
-        for name, widget in self.counters.items():
-            widget.value = p[name]
-        self.redaction.value = redaction_html(p)
-        self.events_table.value = _events_html(p["events"])
+        self._render()
 
     def _session_closed(self) -> None:
         final = self._session.final_trace
         if isinstance(final, TraceExport):
             self._applied = self._requested = self._requested + 1
-            self._apply(final)
+            self.export = final
         self._closed("browser session closed; showing its final trace" if final else "browser session closed")
         self.stop()
 
     def _closed(self, reason: str) -> None:
         self._state_note = reason
-        self.header.value = self._header_html()
+        self._render()
 
     def _header_html(self) -> str:
         trace_id = self.export.trace_id if self.export else self._session.trace_id
-        return f"<b>plasmate.trace.v1</b> · trace_id <code>{cell(trace_id)}</code> · <i>{cell(self._state_note)}</i>"
+        return (
+            f"<b>Trace dashboard</b> · plasmate.trace.v1 · trace_id <code>{cell(trace_id)}</code> · "
+            f"<i>{cell(self._state_note)}</i>"
+        )
+
+    def _render(self) -> None:
+        """Show the current export (or the note alone) in the widget and in every displayed output."""
+        header = self._header_html()
+        self._parts = {"header": {"value": header}}
+        if self.export is None:
+            self.widget.value = card_html(header, "")
+        else:
+            p, (max_events, max_bytes) = self.export.payload, self._bounds
+            level = levels(p, self._bounds)
+            self._parts.update(
+                events_gauge={"value": p["retained_events"], "max": max_events, "level": level["events"]},
+                bytes_gauge={"value": p["retained_bytes"], "max": max_bytes, "level": level["bytes"]},
+                **{name: {"value": p[name]} for name in FIGURES},
+                explanation={"value": explanation(p, self._bounds)},
+                redaction={"value": redaction_html(p)},
+                events_table={"value": events_html(p["events"])},
+            )
+            body = (
+                figures_html(p)
+                + gauges_html(p, self._bounds)
+                + side_by_side(self._parts["events_table"]["value"], self._parts["redaction"]["value"])
+            )
+            self.widget.value = card_html(header, body)
+        for handle in self._displays:
+            handle.update(self._repr_mimebundle_(), raw=True)
 
     def get_state(self) -> dict[str, dict[str, Any]]:
-        """The ipywidgets state of each part, by name (plain, JSON-serialisable dicts).
+        """What each part of the card shows, by name (plain, JSON-serialisable dicts).
+
+        Gauges give ``value``, ``max`` and ``level`` (``ok``, ``near`` from 80 % of the bound,
+        ``dropping`` once events were evicted or dropped); counters, the explanation, the
+        redaction panel and the events table give ``value``.
 
         >>> dashboard.get_state()["next_sequence"]["value"]
+        2
         """
-        parts = {
-            "header": self.header,
-            "events_gauge": self.events_gauge,
-            "events_label": self.events_label,
-            "bytes_gauge": self.bytes_gauge,
-            "bytes_label": self.bytes_label,
-            "redaction": self.redaction,
-            "events_table": self.events_table,
-            **self.counters,
-        }
-        return {name: widget.get_state() for name, widget in parts.items()}
+        return {name: dict(part) for name, part in self._parts.items()}
 
     def snapshot_html(self) -> str:
-        """The dashboard's current content as static HTML, for frontends without widgets.
+        """The dashboard's card as static HTML (the widget shows the same), for frontends without widgets.
 
         >>> html = dashboard.snapshot_html()
         """
-        if self.export is None:
-            return box("Trace dashboard", f"<div>{cell(self._state_note)}</div>")
-        p = self.export.payload
-        max_events, max_bytes = self._bounds
-        body = (
-            f"<div>{self._header_html()}</div>"
-            + gauge("retained events", p["retained_events"], max_events)
-            + gauge("retained bytes", p["retained_bytes"], max_bytes)
-            + table(("counter", "value"), [(name, p[name]) for name in self.counters])
-            + self.redaction.value
-            + self.events_table.value
-        )
-        return box("Trace dashboard", body)
+        return str(self.widget.value)
 
     def __repr__(self) -> str:
         if self.export is None:
@@ -159,32 +137,12 @@ class TraceDashboard(_LiveView):
             f"evicted={p['evicted_events']}, oversized={p['oversized_events']}, cleared={p['cleared_events']})"
         )
 
+    def _ipython_display_(self) -> None:
+        # Displayed with an id, so each refresh also replaces the output's HTML and text fallback:
+        # what a saved notebook, nbconvert or a frontend without widgets shows is the last state.
+        handle = display(self._repr_mimebundle_(), raw=True, display_id=True)
+        if isinstance(handle, DisplayHandle):
+            self._displays.append(handle)
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return _bundle(self.widget, self.snapshot_html(), repr(self))
-
-
-def redaction_html(payload: dict[str, Any]) -> str:
-    """Per action: events, redacted fields, values redacted and their byte lengths; the omitted list."""
-    by_action: dict[str, dict[str, Any]] = defaultdict(lambda: {"events": 0, "fields": set(), "lengths": []})
-    omitted: set[str] = set()
-    for event in payload["events"]:
-        row = by_action[event["action"]]
-        row["events"] += 1
-        row["fields"].update(event["redaction"]["redacted_fields"])
-        value = event["parameters"].get("value")
-        if isinstance(value, dict):
-            row["lengths"].append(value["byte_length"])
-        omitted.update(event["redaction"]["omitted_fields"])
-    rows = [
-        (
-            action,
-            r["events"],
-            ", ".join(sorted(r["fields"])) or "—",
-            len(r["lengths"]),
-            ", ".join(map(str, r["lengths"])) or "—",
-        )
-        for action, r in sorted(by_action.items())
-    ]
-    body = table(("action", "events", "redacted fields", "values redacted", "byte lengths"), rows)
-    policy = f"<div>omitted by policy: {cell(', '.join(sorted(omitted)) or '(no retained events)')}</div>"
-    return f"<div><b>Redaction</b> — {cell(payload['redaction_policy'])}</div>{body}{policy}"
