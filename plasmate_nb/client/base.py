@@ -56,7 +56,10 @@ class Transport(Protocol):
         ...
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """The server's tools as ``tools/list`` describes them (name, description, inputSchema, ...)."""
+        """The server's tools as ``tools/list`` describes them (name, description, inputSchema, ...).
+
+        >>> [tool["name"] for tool in await transport.list_tools()]
+        """
         ...
 
     def subscribe(self, callback: CallListener) -> Callable[[], None]:
@@ -64,11 +67,16 @@ class Transport(Protocol):
 
         The embedded engine's transport hears every client's calls; a remote server's hears
         only the calls made through it. ``callback`` runs on the calling thread.
+
+        >>> unsubscribe = transport.subscribe(lambda session_id, tool: print(tool))
         """
         ...
 
     async def aclose(self) -> None:
-        """Release the connection (a no-op for the shared embedded engine)."""
+        """Release the connection (a no-op for the shared embedded engine).
+
+        >>> await transport.aclose()
+        """
         ...
 
 

@@ -81,17 +81,26 @@ class _SdkTransport:
         return payload_or_raise(tool, "".join(texts), bool(result.is_error), images, bool(texts))
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """The server's ``tools/list``, one dict per tool (name, title, description, inputSchema, ...)."""
+        """The server's ``tools/list``, one dict per tool (name, title, description, inputSchema, ...).
+
+        >>> [tool["name"] for tool in await transport.list_tools()]
+        """
         client = await self._connected()
         listed = await client.list_tools()
         return [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
 
     def subscribe(self, callback: CallListener) -> Callable[[], None]:
-        """Hear the calls made through this transport (others' calls need polling)."""
+        """Hear the calls made through this transport (others' calls need polling).
+
+        >>> unsubscribe = transport.subscribe(lambda session_id, tool: print(tool))
+        """
         return self._listeners.add(callback)
 
     async def aclose(self) -> None:
-        """Close the connection (a stdio server's process exits with it); a later call reconnects."""
+        """Close the connection (a stdio server's process exits with it); a later call reconnects.
+
+        >>> await transport.aclose()
+        """
         if self._owner is None:
             return
         assert self._closing is not None

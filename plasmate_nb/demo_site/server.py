@@ -138,7 +138,10 @@ class DemoSite:
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:<port>`` of the running site (RuntimeError when it is stopped)."""
+        """``http://127.0.0.1:<port>`` of the running site (RuntimeError when it is stopped).
+
+        >>> site.base_url      # e.g. 'http://127.0.0.1:8765'
+        """
         if self._server is None:
             raise RuntimeError("DemoSite is not started")
         return f"http://{self.host}:{self._server.server_address[1]}"
@@ -162,7 +165,10 @@ class DemoSite:
         return self.base_url
 
     def stop(self) -> None:
-        """Stop serving and free the port (does nothing when already stopped)."""
+        """Stop serving and free the port (does nothing when already stopped).
+
+        >>> site.stop()
+        """
         if self._server is None:
             return
         self._server.stopping.set()

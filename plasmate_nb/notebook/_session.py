@@ -84,17 +84,28 @@ class AsyncSession:
 
     @property
     def trace_id(self) -> str | None:
-        """The open browser session's trace id (stable for its whole life, even across clears)."""
+        """The open browser session's trace id (stable for its whole life, even across clears).
+
+        >>> s.trace_id == s.trace.status().trace_id
+        True
+        """
         return self._trace_id
 
     @property
     def page(self) -> Page | None:
-        """The page the last action left behind; None before the first ``open``."""
+        """The page the last action left behind; None before the first ``open``.
+
+        >>> s.page.find(label="Email")
+        """
         return self._page
 
     @property
     def final_trace(self) -> TraceExport | FinalTraceOmitted | None:
-        """What the last ``close()`` returned: the final export, an omitted marker, or None."""
+        """What the last ``close()`` returned: the final export, an omitted marker, or None.
+
+        >>> s.close()
+        >>> s.final_trace.events()       # still there after the cell that closed the session
+        """
         return self._final_trace
 
     @property
@@ -473,18 +484,27 @@ class AsyncSession:
 
     # -- replay validation ----------------------------------------------------------------
 
-    async def replay_validate(self, sequence: int, confirmed: bool = False) -> ReplayPlan:
+    async def replay_validate(
+        self, sequence: int, confirmed: bool = False, *, trace_id: str | None = None
+    ) -> ReplayPlan:
         """Check whether retained event ``sequence`` could be replayed exactly now; never executes it.
 
         The checks run in the contract's order and the first failure names the drift.
         ``sequence`` may be any integer type (e.g. a numpy integer from a DataFrame column).
+        ``trace_id`` defaults to this session's; give an export's to check that the trace was
+        recorded here (another session's is refused as ``cross_session``).
 
         >>> plan = s.replay_validate(2)
         >>> plan.status, plan.drift          # e.g. ('refused', 'state_drift')
         >>> s.replay_validate(2, confirmed=True)
+        >>> s.replay_validate(2, trace_id=pnb.load_trace("trace.json").trace_id)
         """
         sequence = operator.index(sequence)
-        arguments = {"session_id": self._require_session(), "trace_id": self.trace_id, "sequence": sequence}
+        arguments = {
+            "session_id": self._require_session(),
+            "trace_id": self.trace_id if trace_id is None else trace_id,
+            "sequence": sequence,
+        }
         payload = await self._call("replay_validate", {**arguments, "confirmed": confirmed})
         return ReplayPlan(payload)
 

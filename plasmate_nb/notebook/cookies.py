@@ -12,7 +12,11 @@ from ._html import box
 
 
 class Cookies(Sequence[dict[str, Any]]):
-    """The session's cookies as a sequence of dicts; reprs show only the count."""
+    """The session's cookies as a sequence of dicts; reprs show only the count.
+
+    >>> jar = s.cookies()
+    >>> len(jar), [c["name"] for c in jar]
+    """
 
     def __init__(self, cookies: list[dict[str, Any]]) -> None:
         self._cookies = cookies

@@ -38,12 +38,18 @@ class EmbeddedServer:
 
     @property
     def url(self) -> str:
-        """The streamable HTTP endpoint, e.g. ``http://127.0.0.1:<port>/mcp``."""
+        """The streamable HTTP endpoint, e.g. ``http://127.0.0.1:<port>/mcp``.
+
+        >>> HttpTransport(server.url, token=server.token)      # what an agent connects to
+        """
         return self._server.url
 
     @property
     def token(self) -> str:
-        """The bearer token an agent must send (a credential: shown only when asked for)."""
+        """The bearer token an agent must send (a credential: shown only when asked for).
+
+        >>> headers = {"Authorization": f"Bearer {server.token}"}
+        """
         return self._server.token
 
     def client_config(self, name: str = "plasmate-nb") -> dict[str, Any]:
@@ -68,7 +74,10 @@ class EmbeddedServer:
                              "has_page": "boolean", "element_count": "Int64"})  # fmt: skip
 
     def stop(self) -> None:
-        """Stop serving; the engine and its browser sessions stay (they are the notebook's)."""
+        """Stop serving; the engine and its browser sessions stay (they are the notebook's).
+
+        >>> server.stop()
+        """
         run_sync(self._server.stop())
 
     def __repr__(self) -> str:  # the token is a credential: shown only on request

@@ -58,8 +58,9 @@ EXPORT_FIELDS: dict[str, str] = {
 }
 
 
-def _payload_field(name: str, doc: str) -> property:
-    """A read-only attribute for ``payload[name]``, documented by ``doc``."""
+def _payload_field(name: str, doc: str, owner: str) -> property:
+    """A read-only attribute for ``payload[name]``, documented by ``doc`` and an example on ``owner``."""
+    doc = f"{doc}\n\n>>> {owner}.{name}"
 
     def get(self: Any) -> Any:
         try:
@@ -266,6 +267,10 @@ class FinalTraceOmitted:
 
     It is falsy and its ``reason`` says why; the trace is gone with the session, so call
     ``s.trace.export()`` before ``s.close()`` to keep a bounded export.
+
+    >>> final = s.close()
+    >>> if not final:
+    ...     print(final.reason)
     """
 
     def __init__(self, payload: dict[str, Any]) -> None:
@@ -469,7 +474,7 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
 
 
 for _name, _doc in STATUS_FIELDS.items():
-    setattr(TraceStatus, _name, _payload_field(_name, _doc))
+    setattr(TraceStatus, _name, _payload_field(_name, _doc, "s.trace.status()"))
 for _name, _doc in EXPORT_FIELDS.items():
-    setattr(TraceExport, _name, _payload_field(_name, _doc))
+    setattr(TraceExport, _name, _payload_field(_name, _doc, "final"))
 del _name, _doc

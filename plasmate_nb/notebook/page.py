@@ -127,7 +127,10 @@ class Page:
 
     @property
     def origin(self) -> str:
-        """``scheme://host:port`` of the page (port always shown), the part a trace keeps readable."""
+        """``scheme://host:port`` of the page (port always shown), the part a trace keeps readable.
+
+        >>> page.origin        # e.g. 'http://127.0.0.1:8765'
+        """
         return display_origin(self.url)
 
     @property
@@ -239,7 +242,13 @@ def _describe(e: Element) -> str:
 
 
 class ElementNotFound(LookupError):
-    """No element matched ``find``; the message lists the nearest elements."""
+    """No element matched ``find``; the message lists the nearest elements.
+
+    >>> try:
+    ...     page.find(label="Emial")
+    ... except ElementNotFound as error:
+    ...     error.near            # the closest elements, to pick from
+    """
 
     def __init__(self, query: str, near: list[Element]) -> None:
         self.near = near
@@ -248,7 +257,13 @@ class ElementNotFound(LookupError):
 
 
 class AmbiguousElement(LookupError):
-    """More than one element matched ``find``; the message lists them."""
+    """More than one element matched ``find``; the message lists them.
+
+    >>> try:
+    ...     page.find(role="link")
+    ... except AmbiguousElement as error:
+    ...     error.matches         # narrow with label= or text=
+    """
 
     def __init__(self, query: str, matches: list[Element]) -> None:
         self.matches = matches

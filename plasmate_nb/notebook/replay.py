@@ -27,6 +27,7 @@ CHECKS: tuple[tuple[str, str], ...] = (
 )
 TARGET_CHECKS = frozenset({"target_missing", "target_ambiguous", "action_unavailable"})
 
+#: Drift code -> what the refusal means, in words.
 DRIFT_EXPLANATIONS: dict[str, str] = {
     "cross_session": "The trace_id comes from another session (or was mistyped): a trace only validates in the "
     "session that recorded it.",
@@ -51,7 +52,10 @@ PASSED, FAILED, NOT_REACHED, SKIPPED = "passed", "failed here", "not reached", "
 
 
 class Check(NamedTuple):
-    """One replay check as a ``ReplayPlan`` shows it: its ``name``, ``state`` and ``meaning``."""
+    """One replay check as a ``ReplayPlan`` shows it: its ``name``, ``state`` and ``meaning``.
+
+    >>> [(check.name, check.state) for check in plan.checks]
+    """
 
     name: str
     state: str
@@ -102,7 +106,10 @@ class ReplayPlan:
 
     @property
     def explanation(self) -> str:
-        """What the outcome means, in words (for a drift: what changed and what cannot be shown)."""
+        """What the outcome means, in words (for a drift: what changed and what cannot be shown).
+
+        >>> print(s.replay_validate(2).explanation)
+        """
         if self.drift:
             return DRIFT_EXPLANATIONS.get(self.drift, "Unknown drift code.")
         if self.status == "confirmation_required":

@@ -42,13 +42,24 @@ class Session:
         """
     @property
     def trace_id(self) -> str | None:
-        """The open browser session's trace id (stable for its whole life, even across clears)."""
+        """The open browser session's trace id (stable for its whole life, even across clears).
+
+        >>> s.trace_id == s.trace.status().trace_id
+        True
+        """
     @property
     def page(self) -> Page | None:
-        """The page the last action left behind; None before the first ``open``."""
+        """The page the last action left behind; None before the first ``open``.
+
+        >>> s.page.find(label="Email")
+        """
     @property
     def final_trace(self) -> TraceExport | FinalTraceOmitted | None:
-        """What the last ``close()`` returned: the final export, an omitted marker, or None."""
+        """What the last ``close()`` returned: the final export, an omitted marker, or None.
+
+        >>> s.close()
+        >>> s.final_trace.events()       # still there after the cell that closed the session
+        """
     @property
     def trace(self) -> Trace:
         """The trace tools of this session: ``status``, ``export``, ``events``, ``clear``, ``dashboard``.
@@ -203,15 +214,18 @@ class Session:
         >>> final = s.close()
         >>> final.to_json("trace.json")
         """
-    def replay_validate(self, sequence: int, confirmed: bool = ...) -> ReplayPlan:
+    def replay_validate(self, sequence: int, confirmed: bool = ..., *, trace_id: str | None = ...) -> ReplayPlan:
         """Check whether retained event ``sequence`` could be replayed exactly now; never executes it.
 
         The checks run in the contract's order and the first failure names the drift.
         ``sequence`` may be any integer type (e.g. a numpy integer from a DataFrame column).
+        ``trace_id`` defaults to this session's; give an export's to check that the trace was
+        recorded here (another session's is refused as ``cross_session``).
 
         >>> plan = s.replay_validate(2)
         >>> plan.status, plan.drift          # e.g. ('refused', 'state_drift')
         >>> s.replay_validate(2, confirmed=True)
+        >>> s.replay_validate(2, trace_id=pnb.load_trace("trace.json").trace_id)
         """
     def replay_validate_all(self, confirmed: bool = ..., progress: bool = ...) -> pd.DataFrame:
         """Validate every retained event; a table of sequence, action, status, drift and message.

@@ -53,12 +53,20 @@ class Screenshot:
 
     @property
     def width(self) -> int | None:
-        """Width in pixels (PNG only)."""
+        """Width in pixels (PNG only).
+
+        >>> s.screenshot(800, 600).width
+        800
+        """
         return self.size[0] if self.size else None
 
     @property
     def height(self) -> int | None:
-        """Height in pixels (PNG only)."""
+        """Height in pixels (PNG only).
+
+        >>> s.screenshot(800, 600).height
+        600
+        """
         return self.size[1] if self.size else None
 
     def save(self, path: str | Path) -> Path:

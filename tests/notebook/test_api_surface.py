@@ -1,5 +1,5 @@
-"""The public surface: the sync facade is the async core's, every public name is documented,
-and ``dir()`` of the packages shows only public names."""
+"""The public surface: the sync facade is the async core's (members, signatures, docstrings), and
+``dir()`` of the packages shows only public names. Help on every name: ``test_docstrings.py``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import importlib
 import inspect
 import re
 import types
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,56 +68,6 @@ def test_sync_facade_wraps_async_results() -> None:
     assert "Session" in inspect.signature(Session.connect).return_annotation
     help_text = Session.replay_validate.__doc__ or ""
     assert "never executes" in help_text and "confirmed=True" in help_text
-
-
-# -- docstrings ------------------------------------------------------------------------------------
-
-
-def _members(cls: type) -> Iterator[tuple[str, Any]]:
-    """Public methods and properties the project defines on ``cls`` or its project bases."""
-    seen: set[str] = set()
-    for klass in cls.__mro__:
-        if not klass.__module__.startswith("plasmate_nb"):
-            continue
-        for name, member in vars(klass).items():
-            if name.startswith("_") or name in seen:
-                continue
-            if isinstance(member, property | classmethod | staticmethod) or inspect.isfunction(member):
-                seen.add(name)
-                yield name, member
-
-
-def _documented() -> Iterator[tuple[str, Any]]:
-    names = sorted(set(pnb.__all__) | set(nb.__all__))
-    for name in names:
-        obj = getattr(pnb, name) if name in pnb.__all__ else getattr(nb, name)
-        if inspect.isclass(obj):
-            yield name, obj
-            for member_name, member in _members(obj):
-                yield f"{name}.{member_name}", member
-        elif callable(obj):
-            yield name, obj
-
-
-DOCUMENTED = list(_documented())
-
-
-def _is_sentence(line: str) -> bool:
-    return bool(re.match(r"^(``|[A-Z])", line)) and line.endswith(".")
-
-
-@pytest.mark.parametrize(("name", "obj"), DOCUMENTED, ids=[name for name, _ in DOCUMENTED])
-def test_every_public_name_has_a_docstring_whose_first_line_is_a_sentence(name: str, obj: Any) -> None:
-    doc = inspect.getdoc(_function(obj) if not isinstance(obj, property) else obj)
-    assert doc, f"{name} has no docstring"
-    first = doc.splitlines()[0].strip()
-    assert _is_sentence(first), f"{name}: first line is not a one-line sentence: {first!r}"
-
-
-def test_the_walk_covers_the_facades_and_their_members() -> None:
-    names = {name for name, _ in DOCUMENTED}
-    assert {"Session.open", "Session.trace", "Trace.dashboard", "AsyncSession.subscribe", "load_trace",
-            "TraceStatus.retained_events", "EmbeddedServer.sessions", "DemoSite.url"} <= names  # fmt: skip
 
 
 # -- dir() ---------------------------------------------------------------------------------------------

@@ -81,10 +81,10 @@ async def test_cross_session_trace_id_is_refused(transport: Transport, login_url
     async with nb.AsyncSession(transport) as a, nb.AsyncSession(transport) as b:
         await a.open(login_url)
         await b.open(login_url)
-        payload = await transport.call(
-            "replay_validate", {"session_id": a.session_id, "trace_id": b.trace_id, "sequence": 1}
-        )
-        _assert_failed_at(nb.ReplayPlan(payload), "cross_session")
+        foreign = await a.replay_validate(1, trace_id=b.trace_id)  # e.g. an export of another session
+        _assert_failed_at(foreign, "cross_session")
+        assert foreign.payload["trace_id"] == b.trace_id and "session_id" not in foreign.payload
+        assert (await a.replay_validate(1, trace_id=a.trace_id)).drift == "unsupported_action"  # its own
 
 
 @pytest.mark.parametrize("drift", ORDER[:-1])
