@@ -220,6 +220,19 @@ def unknown_tool(name: str) -> ErrorText:
     return ErrorText(f"Unknown tool: {name}", OPERATION)
 
 
+REPLAY_EXECUTION_DISABLED = ErrorText(
+    "replay_execute is off by this server's policy; the operator turns it on with "
+    "`plasmate-nb serve --enable-replay-execution` (notebook: pnb.Session(replay_execution=True))",
+    POLICY,
+)
+
+
+def replay_not_executed(plan_json: str) -> ErrorText:
+    """replay_execute's refusal: nothing ran; ``plan_json`` is the plan that said no."""
+    text = f"Replay not executed: {plan_json}"
+    return ErrorText(text, classify_error(text))
+
+
 def internal_error(tool: str, exception_type: str) -> ErrorText:
     """A bug or an engine surprise: names the exception type only, never its text."""
     return ErrorText(f"Internal error in {tool}: {exception_type}", OPERATION)
@@ -331,3 +344,127 @@ ARD_REPORT_TOO_LARGE = ErrorText("bounded ARD report could not satisfy its hard 
 
 def invalid_ard_url(reason: str) -> ErrorText:
     return _with_reason(f"invalid ARD input URL: {reason}", OPERATION, reason)
+
+
+# ----- for notebook users: hints and connection failures (never part of a tool's error text) ------
+# A hint is shown under a tool error's unchanged text (plasmate_nb._tracebacks.HintedError). Each
+# is found by the words its message starts with, taken from the constructors above.
+
+
+def _words_before(text: str, argument: str) -> str:
+    return text.partition(argument)[0]
+
+
+_SENTINEL = "\x00"
+OPTION_NOT_FOUND_WORDS = _words_before(option_not_found(0), "value of")
+UNSUPPORTED_SCHEME_WORDS = _words_before(scheme_not_allowed(_SENTINEL), _SENTINEL)
+
+_TOOL_ERROR_HINTS = (
+    (_words_before(element_not_found(_SENTINEL), _SENTINEL),
+     "use an id of the current page (page.elements lists them, page.find(...) picks one); "
+     "ids change when the page does"),
+    (_words_before(element_does_not_support(_SENTINEL, ""), _SENTINEL),
+     "the actions column of page.elements says what each element supports"),
+    (NOT_A_SELECT, "select_option needs an element whose role is 'select' (see page.elements)"),
+    (NOT_TOGGLEABLE, "toggle needs a checkbox, radio button or details element (see page.elements)"),
+    (OPTION_NOT_FOUND_WORDS, "give an option's visible text or value, as the select lists them in page.elements"),
+    (UNSUPPORTED_SCHEME_WORDS, "only http:// and https:// URLs can be opened"),
+    (_words_before(session_not_found(_SENTINEL), _SENTINEL),
+     "that browser session is closed (by close(), the idle timeout or the server); s.open(url) starts a new one"),
+    (_words_before(max_sessions_reached(0), "0"),
+     "close() the sessions you no longer need (their final traces stay readable), then try again"),
+    (NO_PAGE_LOADED, "open or navigate to a page first: s.navigate(url)"),
+    (_words_before(timeout_after(0), "0"), "the page did not finish in time; try again or check the site in a browser"),
+    (_words_before(http_error(0, ""), "0"), "the site answered with an error status: check the URL"),
+    (_words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL),
+     "check the URL and that the site is up; the page is unchanged, so you can simply retry"),
+    (INVALID_ARGUMENTS, "help() on the method shows its parameters, e.g. help(s.click)"),
+)  # fmt: skip
+
+
+def tool_error_hint(message: str) -> str | None:
+    """What a notebook user can do about a tool error with this text (None when nothing useful).
+
+    >>> tool_error_hint("Element not found: e_1")
+    'use an id of the current page (page.elements lists them, ...'
+    """
+    for words, hint in _TOOL_ERROR_HINTS:
+        if words in message:
+            return hint
+    return None
+
+
+def options_hint(options: list[str]) -> str:
+    """An unknown option's hint: what the select offers (page content, never the value asked for)."""
+    return f"the select offers {', '.join(options)} (an option's visible text or value works)"
+
+
+def missing_scheme_hint(suggestion: str) -> str:
+    """``suggestion`` is the URL with ``http://`` added, reduced to its origin (plus ``/…``)."""
+    return f"did you mean {suggestion}? URLs start with http:// or https://"
+
+
+FIND_HINT = "page.elements lists every element; find(..., contains=True) matches part of a label or text"
+NO_SESSION = "no open browser session"
+
+
+def no_open_session(closed: bool) -> str:
+    return f"{NO_SESSION}: this session was closed" if closed else f"{NO_SESSION}: call open(url) first"
+
+
+FINAL_TRACE_HINT = (
+    "the closed session's trace is s.final_trace (s.final_trace.events() for the table); "
+    "s.open(url) starts a new browser session"
+)
+OPEN_FIRST_HINT = "s.open(url) starts a browser session"
+ALREADY_OPEN = "this session already has an open browser session"
+ALREADY_OPEN_HINT = "close() it first, or make another Session() for a second browser session"
+
+CONNECT_FAILED = "could not connect to the MCP server"
+
+
+def connect_failed(endpoint: str, reason: str) -> str:
+    """``endpoint`` without user info or query (they may hold credentials)."""
+    return f"{CONNECT_FAILED} at {endpoint}: {reason}"
+
+
+def token_refused(token_given: bool) -> str:
+    """The reason for HTTP 401; the token itself is a credential and never shown."""
+    if token_given:
+        return "the token was refused (HTTP 401)"
+    return "it requires a bearer token and none was given (HTTP 401)"
+
+
+TOKEN_HINT = (
+    "pass the token the server printed when it started (or its --token / $PLASMATE_NB_MCP_TOKEN): "
+    'Session.connect(url, token="...")'
+)
+
+
+def not_an_mcp_endpoint(status: int) -> str:
+    return f"it is not an MCP endpoint (HTTP {status})"
+
+
+def mcp_path_hint(suggestion: str) -> str:
+    return f"did you mean {suggestion}? plasmate-nb serve --transport http answers at /mcp"
+
+
+NOT_MCP_HINT = "give the URL the server printed as its MCP HTTP endpoint (it ends with /mcp)"
+NOTHING_LISTENS = "nothing listens there (connection refused)"
+
+
+def start_server_hint(port: int | None) -> str:
+    return (
+        f"start the server first: plasmate-nb serve --transport http --port {port or '<port>'} "
+        "(add --allow-private-network to open pages on 127.0.0.1), then connect with the token it prints"
+    )
+
+
+def command_not_found(command: str, folder: str) -> str:
+    return f"could not start the MCP server: no command {command!r} on PATH or in {folder}"
+
+
+COMMAND_HINT = (
+    "give the command's full path, or run the server with this Python: "
+    'Session.connect(command=[sys.executable, "-m", "plasmate_nb", "serve"])'
+)

@@ -11,17 +11,23 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from plasmate_nb._tracebacks import HintedError
+
 #: ``callback(session_id, tool)``: called after every tool call made through an engine.
 CallListener = Callable[[str | None, str], None]
 
 
-class ToolError(Exception):
+class ToolError(HintedError):
     """A tool answered with an error (``isError: true``); ``tool`` and ``message`` say which and why.
+
+    ``message`` (and ``str(error)``) is the tool's error text exactly as the contract words it;
+    the notebook layer adds a ``hint`` on what to do, shown under it.
 
     >>> try:
     ...     s.click("e_missing")
     ... except ToolError as error:
     ...     print(error.tool, error.message)     # click Element not found: e_missing
+    ...     print(error.hint)                    # use an id of the current page (...)
     """
 
     def __init__(self, tool: str, message: str) -> None:

@@ -3,23 +3,59 @@
 The SDK's ``Client`` is an async context manager whose cancel scopes must be entered and left
 by the same task, so each connection lives in a task of its own; calls from any task on the
 same loop go through its session.
+
+A connection that fails says why in a user's words: a refused token (HTTP 401), a URL that is
+not an MCP endpoint (404, often a missing ``/mcp``), nothing listening, a command not found. The
+SDK turns HTTP statuses into JSON-RPC errors, so the HTTP client records the status it saw.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx2
 from mcp import Client, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 
+from plasmate_nb import errors
+from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.client._payload import payload_or_raise
 from plasmate_nb.client.base import CallListener, CallListeners, session_id_of
 
 CALL_TIMEOUT_S = 120.0
+ENDPOINT_PATH = "/mcp"
+
+
+class ServerConnectionError(HintedError, ConnectionError):
+    """The MCP server could not be reached or refused the connection: the message says why, ``hint`` what to do.
+
+    >>> try:
+    ...     Session.connect("http://127.0.0.1:9272/mcp", token="wrong").open(url)
+    ... except ConnectionError as error:
+    ...     print(error, error.hint)        # ... refused the token (HTTP 401)  pass the token ...
+    """
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside ``error``'s (nested) exception groups, or ``error`` itself."""
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
+
+
+def _reason(error: BaseException) -> str:
+    leaf = next(_leaves(error))
+    return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
 
 
 class _SdkTransport:
@@ -45,7 +81,11 @@ class _SdkTransport:
                 self._ready, self._closing = loop.create_future(), asyncio.Event()
                 self._owner = asyncio.create_task(self._hold())
             assert self._ready is not None
-            await asyncio.shield(self._ready)
+            try:
+                await asyncio.shield(self._ready)
+            except ServerConnectionError:
+                self._owner = None  # the next call tries again: the server may be up by then
+                raise
         assert self._client is not None
         return self._client
 
@@ -58,11 +98,18 @@ class _SdkTransport:
                 await self._closing.wait()
         except BaseException as exc:
             if not self._ready.done():
-                self._ready.set_exception(ConnectionError(f"could not connect to the MCP server: {exc}"))
+                self._ready.set_exception(self._failure(exc))
             elif not isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
             self._client = None
+
+    def _failure(self, error: BaseException) -> ServerConnectionError:
+        """Why connecting failed, in a user's words (the subclasses know their transport's causes)."""
+        return ServerConnectionError(errors.connect_failed(self._where(), _reason(error)))
+
+    def _where(self) -> str:
+        raise NotImplementedError
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         """Call ``tool`` on the server (connecting on first use); returns the payload or raises ``ToolError``.
@@ -127,7 +174,31 @@ class StdioTransport(_SdkTransport):
         return f"StdioTransport(command={self.command[:1]!r}...)"
 
     def _target(self) -> Any:
-        return StdioServerParameters(command=self.command[0], args=self.command[1:], env=self.env)
+        command = resolve_command(self.command[0])
+        return StdioServerParameters(command=command, args=self.command[1:], env=self.env)
+
+    def _where(self) -> str:
+        return repr(self.command[0])
+
+    def _failure(self, error: BaseException) -> ServerConnectionError:
+        if any(isinstance(leaf, FileNotFoundError) for leaf in _leaves(error)):
+            message = errors.command_not_found(self.command[0], str(Path(sys.executable).parent))
+            return ServerConnectionError(message).with_hint(errors.COMMAND_HINT)
+        return super()._failure(error)
+
+
+def resolve_command(name: str) -> str:
+    """``name`` as given when it is a path or on PATH, else the executable of that name beside this Python.
+
+    A Jupyter kernel started from a virtual environment often lacks the environment's ``bin`` on
+    its PATH, so ``plasmate-nb`` (or ``python``) installed there would not be found.
+
+    >>> resolve_command("plasmate-nb")     # e.g. '/home/me/project/.venv/bin/plasmate-nb'
+    """
+    if os.sep in name or shutil.which(name) is not None:
+        return name
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else name
 
 
 class HttpTransport(_SdkTransport):
@@ -140,10 +211,43 @@ class HttpTransport(_SdkTransport):
         super().__init__()
         self.url = url
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._refused_status: int | None = None
 
     def __repr__(self) -> str:  # the token is a credential: never in a repr
         return f"HttpTransport(url={self.url!r})"
 
     def _target(self) -> Any:
-        http = httpx2.AsyncClient(headers=self._headers, timeout=httpx2.Timeout(30.0, read=CALL_TIMEOUT_S))
+        self._refused_status = None
+        http = httpx2.AsyncClient(
+            headers=self._headers,
+            timeout=httpx2.Timeout(30.0, read=CALL_TIMEOUT_S),
+            event_hooks={"response": [self._saw_response]},
+        )
         return streamable_http_client(self.url, http_client=http)
+
+    async def _saw_response(self, response: httpx2.Response) -> None:
+        if response.status_code >= 400 and self._refused_status is None:
+            self._refused_status = response.status_code
+
+    def _origin(self) -> str:
+        parts = urlsplit(self.url)  # no user info, query or fragment: they may hold credentials
+        return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+
+    def _where(self) -> str:
+        return self._origin() + urlsplit(self.url).path
+
+    def _failure(self, error: BaseException) -> ServerConnectionError:
+        parts = urlsplit(self.url)
+        origin, endpoint = self._origin(), self._where()
+        status = self._refused_status
+        if status == 401:
+            reason, hint = errors.token_refused(bool(self._headers)), errors.TOKEN_HINT
+        elif status in (404, 405):
+            reason = errors.not_an_mcp_endpoint(status)
+            on_path = parts.path.rstrip("/").endswith(ENDPOINT_PATH)
+            hint = errors.NOT_MCP_HINT if on_path else errors.mcp_path_hint(origin + ENDPOINT_PATH)
+        elif any(isinstance(leaf, httpx2.ConnectError) for leaf in _leaves(error)):
+            reason, hint = errors.NOTHING_LISTENS, errors.start_server_hint(parts.port)
+        else:
+            return super()._failure(error)
+        return ServerConnectionError(errors.connect_failed(endpoint, reason)).with_hint(hint)

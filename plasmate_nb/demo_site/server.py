@@ -128,6 +128,9 @@ class DemoSite:
 
     >>> with DemoSite() as site:
     ...     site.url("/login.html")   # 'http://127.0.0.1:<port>/login.html'
+    >>> site = DemoSite().start()     # or without ``with``: start, use, stop
+    >>> site.url("/login.html")
+    >>> site.stop()
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -153,16 +156,17 @@ class DemoSite:
         """
         return self.base_url + (path if path.startswith("/") else "/" + path)
 
-    def start(self) -> str:
-        """Start serving (once; later calls do nothing) and return ``base_url``.
+    def start(self) -> DemoSite:
+        """Start serving (once; later calls do nothing) and return the site itself.
 
-        >>> base = DemoSite().start()
+        >>> site = DemoSite().start()
+        >>> site.url("/login.html"), site.base_url
         """
         if self._server is None:
             self._server = _DemoHTTPServer((self.host, self.port))
             self._thread = threading.Thread(target=self._server.serve_forever, name="demo-site", daemon=True)
             self._thread.start()
-        return self.base_url
+        return self
 
     def stop(self) -> None:
         """Stop serving and free the port (does nothing when already stopped).

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from ._html import box
+from ._html import box, counted
 
 
 class Cookies(Sequence[dict[str, Any]]):
@@ -35,7 +35,8 @@ class Cookies(Sequence[dict[str, Any]]):
         return iter(self._cookies)
 
     def _message(self) -> str:
-        return f"{len(self)} cookies (names, values and domains are not displayed; index or iterate to read them)"
+        count = counted(len(self), "cookie")
+        return f"{count} (names, values and domains are not displayed; index or iterate to read them)"
 
     def __repr__(self) -> str:
         return f"Cookies({self._message()})"

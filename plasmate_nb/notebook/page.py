@@ -17,9 +17,11 @@ from urllib.parse import urlsplit
 
 import pandas as pd
 
+from .. import errors
 from .._loop import run_sync
+from .._tracebacks import HintedError
 from ..client.base import Transport
-from ._html import box, cell, table
+from ._html import box, cell, counted, table
 from .stateless import THUMBNAIL, Screenshot, take_screenshot
 
 ELEMENT_COLUMNS = ("id", "role", "label", "text", "actions", "region")
@@ -65,8 +67,18 @@ def display_origin(url: str | None) -> str:
     return f"{parts.scheme}://{host}:{port}"
 
 
-def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterator[Element]:
+def _iter_raw(elements: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """SOM element dicts in document order, children and shadow roots included."""
     for raw in elements:
+        yield raw
+        yield from _iter_raw(raw.get("children") or [])
+        shadow = raw.get("shadow")
+        if isinstance(shadow, dict):
+            yield from _iter_raw(shadow.get("elements") or [])
+
+
+def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterator[Element]:
+    for raw in _iter_raw(elements):
         role = raw.get("role", "")
         yield Element(
             id=raw.get("id", ""),
@@ -76,10 +88,10 @@ def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterat
             actions=tuple(raw.get("actions") or ()),
             region=region,
         )
-        yield from _iter_elements(raw.get("children") or [], region)
-        shadow = raw.get("shadow")
-        if isinstance(shadow, dict):
-            yield from _iter_elements(shadow.get("elements") or [], region)
+
+
+#: How many options an unknown-option hint lists before it says how many more there are.
+MAX_LISTED_OPTIONS = 12
 
 
 def _fold(value: str | None) -> str:
@@ -124,6 +136,17 @@ class Page:
         for region in self.regions:
             found.extend(_iter_elements(region.get("elements") or [], region.get("role")))
         return tuple(found)
+
+    def _select_options(self, element_id: object) -> list[str]:
+        """The options the select ``element_id`` offers (its SOM's ``attrs.options``), for a hint."""
+        for region in self.regions:
+            for raw in _iter_raw(region.get("elements") or []):
+                if raw.get("id") == element_id:
+                    options = (raw.get("attrs") or {}).get("options") or []
+                    listed = [_describe_option(o) for o in options if isinstance(o, dict)]
+                    extra = len(listed) - MAX_LISTED_OPTIONS
+                    return listed[:MAX_LISTED_OPTIONS] + ([f"and {extra} more"] if extra > 0 else [])
+        return []
 
     @property
     def origin(self) -> str:
@@ -217,7 +240,7 @@ class Page:
 
     def _repr_html_(self) -> str:
         head = f"<div>{cell(self.origin)} <i>(path, query and fragment not shown)</i></div>"
-        count = f"<div>{len(self.element_list)} elements</div>"
+        count = f"<div>{counted(len(self.element_list), 'element')}</div>"
         return box(
             f"Page: {self.title or '(untitled)'}", head + count + table(ELEMENT_COLUMNS, self._element_rows())
         )
@@ -237,11 +260,17 @@ def _describe_query(role: str | None, label: str | None, text: str | None, conta
     return ", ".join(parts) + (", contains=True" if contains else "")
 
 
+def _describe_option(option: dict[str, Any]) -> str:
+    text, value = option.get("text"), option.get("value")
+    described = repr(text) if value in (None, text) else f"{text!r} (value {value!r})"
+    return described + (" (disabled)" if option.get("disabled") else "")
+
+
 def _describe(e: Element) -> str:
     return f"{e.id} ({e.role}, label={e.label!r}, text={e.text!r})"
 
 
-class ElementNotFound(LookupError):
+class ElementNotFound(HintedError, LookupError):
     """No element matched ``find``; the message lists the nearest elements.
 
     >>> try:
@@ -254,9 +283,10 @@ class ElementNotFound(LookupError):
         self.near = near
         hint = "; ".join(_describe(e) for e in near) or "the page has no labelled elements"
         super().__init__(f"no element matches {query}. Nearest: {hint}")
+        self.with_hint(errors.FIND_HINT)
 
 
-class AmbiguousElement(LookupError):
+class AmbiguousElement(HintedError, LookupError):
     """More than one element matched ``find``; the message lists them.
 
     >>> try:
@@ -271,3 +301,4 @@ class AmbiguousElement(LookupError):
         super().__init__(
             f"{len(matches)} elements match {query}: {listed}. Add role=, label= or text= to narrow it"
         )
+        self.with_hint(errors.FIND_HINT)
