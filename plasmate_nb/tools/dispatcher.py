@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineError
-from plasmate_nb.errors import internal_error, session_not_found, unknown_tool
+from plasmate_nb.errors import NO_PAGE_LOADED, internal_error, session_not_found, unknown_tool
 from plasmate_nb.tools import crawl_policy, discovery, inspection, screenshot, text_tools
 from plasmate_nb.tools.arguments import check_arguments
 from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME, TRACED_TOOLS, ToolSpec
+from plasmate_nb.tools.som_answers import SomAnswers
 from plasmate_nb.tools.som_cache import SomCache
+from plasmate_nb.tools.som_selector import select_som
 from plasmate_nb.trace import (
     InvalidArguments,
     TraceLog,
@@ -97,6 +99,7 @@ class Dispatcher:
         self.som_cache = (
             SomCache()
         )  # one per dispatcher, shared by its callers (docs/contract.md#the-som-cache)
+        self.som_answers = SomAnswers()  # whole page models or changes, per session
         self._handlers: dict[str, Handler] = {spec.name: getattr(self, spec.handler) for spec in TOOLS}
 
     # -- public surface ---------------------------------------------------------------
@@ -203,6 +206,16 @@ class Dispatcher:
             except Exception as exc:  # a broken observer must not break the call
                 log.warning("trace listener failed: %s", type(exc).__name__)
 
+    def _page_payload(
+        self, session: BrowserSession, *, new_document: bool = False, **extra: Any
+    ) -> dict[str, Any]:
+        """An action response: the page model (``regions``, or ``changes`` in a session that asked for
+        them; tools/som_answers.py), title, url, the empty webmcp catalog and ``extra``, keys sorted."""
+        view = session.view()
+        model = self.som_answers.model(session, new_document=new_document)
+        payload = {"title": view["title"], "url": view["url"], **model, "webmcp": WEBMCP_EMPTY, **extra}
+        return dict(sorted(payload.items()))
+
     # -- handlers -----------------------------------------------------------------------
 
     def _session(
@@ -269,8 +282,10 @@ class Dispatcher:
 
     async def _open_page(self, arguments: Any, _: BrowserSession | None) -> Any:
         arguments = check_arguments(TOOLS_BY_NAME["open_page"], arguments)
+        som_answers = self.som_answers.mode(arguments)
         started = time.perf_counter()
         session = await self.engine.open(arguments["url"], trace=arguments.get("trace") is True)
+        self.som_answers.opened(session, som_answers)
         duration_ms = int((time.perf_counter() - started) * 1000)
         async with session.lock:
             if session.trace.enabled:
@@ -278,44 +293,53 @@ class Dispatcher:
                 parameters = sanitize_parameters("open_page", arguments)
                 after = trace.state(session.page_state())
                 trace.record("open_page", parameters, None, trace.closed_state(), after, None, duration_ms)
-            return _page_payload(session, cache_restored=False, session_id=session.id)
+            return self._page_payload(session, new_document=True, cache_restored=False, session_id=session.id)
 
     async def _navigate_to(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("navigate_to", arguments, session)
         await session.navigate(arguments["url"])
-        return _page_payload(session, cache_restored=False, session_id=session.id)
+        return self._page_payload(session, new_document=True, cache_restored=False, session_id=session.id)
 
     async def _click(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("click", arguments, session)
         await session.click(arguments["element_id"])
-        return _page_payload(session)
+        return self._page_payload(session)
 
     async def _type_text(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("type_text", arguments, session)
         await session.type_text(arguments["element_id"], arguments["text"], arguments.get("append", False))
-        return _page_payload(session)
+        return self._page_payload(session)
 
     async def _select_option(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("select_option", arguments, session)
         await session.select_option(arguments["element_id"], arguments["value"])
-        return _page_payload(session)
+        return self._page_payload(session)
 
     async def _scroll(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("scroll", arguments, session)
         position = await session.scroll(
             arguments.get("direction", "down"), arguments.get("pixels", 300), arguments.get("element_id")
         )
-        return _page_payload(session, scroll_position=float(position))
+        return self._page_payload(session, scroll_position=float(position))
 
     async def _toggle(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("toggle", arguments, session)
         await session.toggle(arguments["element_id"])
-        return _page_payload(session)
+        return self._page_payload(session)
 
     async def _clear(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("clear", arguments, session)
         await session.clear(arguments["element_id"])
-        return _page_payload(session)
+        return self._page_payload(session)
+
+    async def _page_som(self, arguments: Any, session: BrowserSession | None) -> ToolResult:
+        arguments, session = self._session("page_som", arguments, session)
+        if session.som is None:
+            raise ActionError(NO_PAGE_LOADED)
+        selector = arguments.get("selector")
+        if selector is None:
+            return ToolResult(session.som.text)  # the compiler's own bytes: what som_digest hashes
+        return ToolResult.payload(select_som(session.som.data, selector))
 
     async def _evaluate(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("evaluate", arguments, session)
@@ -341,8 +365,3 @@ class Dispatcher:
             arguments.get("name"), arguments.get("domain"), arguments.get("url")
         )
         return {"cleared": cleared, "session_id": session.id}
-
-
-def _page_payload(session: BrowserSession, **extra: Any) -> dict[str, Any]:
-    """An action response: regions, title, url, the empty webmcp catalog and ``extra``, keys sorted."""
-    return dict(sorted({**session.view(), "webmcp": WEBMCP_EMPTY, **extra}.items()))

@@ -97,6 +97,15 @@ def apply_to_regions(regions: list[Json], changes: Json) -> list[Json]:
     return result
 
 
+def no_changes() -> Json:
+    """What :func:`diff_som` gives for two identical SOMs (without comparing them).
+
+    >>> no_changes()["added"]
+    []
+    """
+    return {"fields": {}, **_no_element_changes()}
+
+
 # ----- diff ------------------------------------------------------------------------------------
 
 

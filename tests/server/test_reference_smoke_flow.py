@@ -76,10 +76,10 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     assert initialized["serverInfo"]["name"] == "plasmate-nb"  # the reference says "plasmate"
     assert "tools" in initialized["capabilities"]
 
-    # tools/list: the reference's 26 tools, legacy shape.
+    # tools/list: the reference's 26 tools, legacy shape, and our documented page_som.
     listed = mcp.request("tools/list")["result"]["tools"]
     tools = {tool["name"] for tool in listed}
-    assert len(listed) == 26 and tools == REFERENCE_TOOLS
+    assert len(listed) == len(tools) and REFERENCE_TOOLS <= tools and tools - REFERENCE_TOOLS == {"page_som"}
 
     # 2. fetch_page: the page model, with regions and elements.
     page = mcp.payload("fetch_page", {"url": demo.url("/index.html")})

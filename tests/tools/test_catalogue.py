@@ -87,7 +87,7 @@ def test_trace_changing_tools_are_the_traced_ones_and_the_trace_writers() -> Non
 
 
 def test_every_tool_has_the_one_shared_output_schema() -> None:
-    assert len(TOOLS) == 26
+    assert len(TOOLS) == 27  # the reference's 26 and page_som
     assert all(tool.output_schema is OUTPUT_SCHEMA for tool in TOOLS)
     assert OUTPUT_SCHEMA["required"] == ["result", "contentType", "trust"]
     assert OUTPUT_SCHEMA["additionalProperties"] is False

@@ -26,6 +26,7 @@ from plasmate_nb.tools.som_changes import (
     apply_to_regions,
     canonical_text,
     diff_som,
+    no_changes,
     som_digest,
 )
 
@@ -208,6 +209,7 @@ def test_applying_the_changes_gives_the_next_som_byte_for_byte(pair: tuple[dict,
 @given(som())
 def test_an_unchanged_page_has_empty_changes(page: dict) -> None:
     changes = diff_som(page, copy.deepcopy(page))
+    assert changes == no_changes()
     assert changes["fields"] == {} and changes["added"] == changes["removed"] == changes["changed"] == []
     assert changes["regions"] == {"added": [], "removed": [], "changed": []}
     assert set(changes) == {"fields", "regions", "added", "removed", "changed"}
