@@ -24,7 +24,7 @@ _EXPORTS = {
     "plasmate_nb.notebook": (
         "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
         "Page", "ReplayPanel", "ReplayPlan", "Screenshot", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
-        "TraceFormatError", "TraceStatus", "afetch", "attach", "fetch", "load_trace", "load_traces",
+        "TraceFormatError", "TraceStatus", "afetch", "attach", "explain", "fetch", "load_trace", "load_traces",
     ),
     "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
 }  # fmt: skip
@@ -67,6 +67,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook import TraceStatus as TraceStatus
     from plasmate_nb.notebook import afetch as afetch
     from plasmate_nb.notebook import attach as attach
+    from plasmate_nb.notebook import explain as explain
     from plasmate_nb.notebook import fetch as fetch
     from plasmate_nb.notebook import load_trace as load_trace
     from plasmate_nb.notebook import load_traces as load_traces

@@ -1,8 +1,9 @@
 """``make demo`` / ``plasmate-nb demo``: a traced session on the bundled demo site, end to end.
 
 It signs in with a password, picks a plan, ticks a box, follows links, then shows what the
-trace kept (byte lengths, origins, keyed fingerprints) and what it did not (the values), checks
-every retained event for replay, and closes with the final trace.
+trace kept (byte lengths, origins, keyed fingerprints) and what it did not (the values). It
+validates one replay that passes (an action just recorded, on a page that has not changed
+since) beside one that is refused, checks every retained event, and closes with the final trace.
 """
 
 from __future__ import annotations
@@ -13,10 +14,6 @@ from plasmate_nb.trace import compact_json
 
 DEMO_EMAIL = "analyst@example.test"
 DEMO_PASSWORD = "correct horse battery staple"  # typed into the page; must never reach the trace
-EVENT_COLUMNS = [
-    "sequence", "action", "outcome", "error_class", "target_role", "before_origin",
-    "state_changed", "redacted_fields", "redacted_bytes", "duration_ms",
-]  # fmt: skip
 
 
 def _section(title: str) -> None:
@@ -24,7 +21,7 @@ def _section(title: str) -> None:
 
 
 def _table(frame: pd.DataFrame) -> None:
-    with pd.option_context("display.width", 160, "display.max_columns", 20, "display.max_colwidth", 40):
+    with pd.option_context("display.width", 200, "display.max_columns", None, "display.max_colwidth", None):
         print(frame.to_string(index=False))
 
 
@@ -48,7 +45,7 @@ def run_demo() -> int:
         export = session.trace.export()
         events = session.trace.events()
         _section("Trace events (values are never kept: only their byte lengths)")
-        _table(events[[column for column in EVENT_COLUMNS if column in events.columns]])
+        _table(events)
         exported = compact_json(export.payload)
         leaked = DEMO_PASSWORD in exported or DEMO_EMAIL in exported
         print(f"\npassword or email anywhere in the export: {leaked}")
@@ -58,6 +55,14 @@ def run_demo() -> int:
         for name in ("retained_events", "retained_bytes", "next_sequence", "evicted_events",
                      "oversized_events", "cleared_events"):  # fmt: skip
             print(f"{name:>17}: {status.payload[name]}")
+
+        _section("Replay: one plan that passes, one that is refused (nothing is ever executed)")
+        # A scroll by 0 pixels changes nothing, so the page still matches the state it started from.
+        session.scroll("down", 0)
+        scrolled = session.trace.status().next_sequence - 1
+        print(repr(session.replay_validate(scrolled, confirmed=True)))
+        toggled = int(events.loc[events["action"] == "toggle", "sequence"].iloc[0])
+        print(repr(session.replay_validate(toggled)))  # its page is gone: we signed in since
 
         _section("Replay validation of every retained event (nothing is ever executed)")
         _table(session.replay_validate_all(progress=False))

@@ -20,7 +20,7 @@ import plasmate_nb
 from plasmate_nb.trace import TraceLog
 
 PACKAGE = Path(plasmate_nb.__file__).parent
-HEAVY = ("playwright", "mcp", "uvicorn", "ipywidgets", "starlette", "httpx", "httpx2")
+HEAVY = ("playwright", "mcp", "uvicorn", "ipywidgets", "starlette", "httpx", "httpx2", "matplotlib")
 
 
 def _export(session_id: str, scrolls: int) -> dict:

@@ -25,7 +25,8 @@ import pandas as pd
 
 from ..client.base import ToolError, Transport
 from ..tools.catalogue import TRACE_CHANGING_TOOLS
-from ._tables import STRING
+from ._sightings import Sightings
+from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
@@ -35,6 +36,7 @@ from .stateless import Screenshot, call_stateless, scrubbed, take_screenshot, ur
 
 if TYPE_CHECKING:
     from .dashboard import TraceDashboard
+    from .plots import TraceFigure
     from .replay_panel import ReplayPanel
 
 
@@ -43,6 +45,10 @@ TraceListener = Callable[[str], Awaitable[None] | None]
 
 
 REMOTE_POLL_SECONDS = 1.0
+
+
+#: Refusals whose sequence names no event of this trace (so there is no action to look up).
+_NO_EVENT_DRIFTS = ("cross_session", "event_not_retained")
 
 
 class AsyncSession:
@@ -499,17 +505,26 @@ class AsyncSession:
         >>> s.replay_validate(2, confirmed=True)
         >>> s.replay_validate(2, trace_id=pnb.load_trace("trace.json").trace_id)
         """
-        sequence = operator.index(sequence)
+        return await self._replay_plan(operator.index(sequence), confirmed, trace_id, None)
+
+    async def _replay_plan(
+        self, sequence: int, confirmed: bool, trace_id: str | None, actions: dict[int, str] | None
+    ) -> ReplayPlan:
         arguments = {
             "session_id": self._require_session(),
             "trace_id": self.trace_id if trace_id is None else trace_id,
             "sequence": sequence,
         }
         payload = await self._call("replay_validate", {**arguments, "confirmed": confirmed})
-        return ReplayPlan(payload)
+        if actions is None and "action" not in payload and payload.get("drift") not in _NO_EVENT_DRIFTS:
+            export = await self.trace.export()  # a refusal omits the action; the trace records it
+            actions = {event["sequence"]: event["action"] for event in export.payload["events"]}
+        return ReplayPlan(payload, (actions or {}).get(sequence))
 
-    async def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> pd.DataFrame:
-        """Validate every retained event; a table of sequence, action, status, drift and message.
+    async def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> ReadableFrame:
+        """Validate every retained event; a table of sequence, action, status, drift and a summary in words.
+
+        ``pnb.explain(code)`` says what a drift code means and what to do about it.
 
         >>> table = s.replay_validate_all(progress=False)
         >>> table.value_counts(["status", "drift"])
@@ -517,17 +532,19 @@ class AsyncSession:
         from tqdm.auto import tqdm
 
         export = await self.trace.export()
-        events = export.payload["events"]
-        columns: dict[str, list[Any]] = {k: [] for k in ("sequence", "action", "status", "drift", "message")}
-        for event in tqdm(events, desc="replay_validate", unit="event", disable=not progress):
-            plan = await self.replay_validate(event["sequence"], confirmed)
-            columns["sequence"].append(event["sequence"])
-            columns["action"].append(event["action"])
-            columns["status"].append(plan.status)
-            columns["drift"].append(plan.drift)
-            columns["message"].append(plan.message)
-        return pd.DataFrame(
-            {k: pd.array(v, dtype="Int64" if k == "sequence" else STRING) for k, v in columns.items()}
+        actions = {event["sequence"]: event["action"] for event in export.payload["events"]}
+        plans = [
+            await self._replay_plan(sequence, confirmed, None, actions)
+            for sequence in tqdm(actions, desc="replay_validate", unit="event", disable=not progress)
+        ]
+        return ReadableFrame(
+            {
+                "sequence": pd.array([p.sequence for p in plans], dtype="Int64"),
+                **{
+                    name: pd.array([getattr(p, name) for p in plans], dtype=STRING)
+                    for name in ("action", "status", "drift", "summary")
+                },
+            }
         )
 
     async def replay_panel(self) -> ReplayPanel:
@@ -569,6 +586,7 @@ class AsyncTrace:
 
     def __init__(self, session: AsyncSession) -> None:
         self._session = session
+        self._sightings = Sightings()  # when this notebook saw what; never part of a trace
 
     async def _trace_call(self, tool: str) -> Any:
         return await self._session._call(tool, {"session_id": self._session._require_session()})
@@ -579,28 +597,59 @@ class AsyncTrace:
         >>> st = s.trace.status()
         >>> st.retained_events, st.max_events, st.evicted_events
         """
-        return TraceStatus(await self._trace_call("trace_status"))
+        payload = await self._trace_call("trace_status")
+        self._sightings.saw(payload)
+        return TraceStatus(payload)
 
     async def export(self) -> TraceExport:
         """A bounded export of the retained events (``trace_export``); nothing is written to disk.
 
         >>> s.trace.export().to_json("trace.json")
         """
-        return TraceExport(await self._trace_call("trace_export"))
+        payload = await self._trace_call("trace_export")
+        self._sightings.saw(payload)
+        return TraceExport(payload)
 
-    async def events(self) -> pd.DataFrame:
+    async def events(self, columns: str | Sequence[str] = "compact") -> ReadableFrame:
         """The retained events as a typed pandas table, one row per event.
 
-        >>> s.trace.events()[["sequence", "action", "outcome", "redacted_bytes"]]
+        ``columns="compact"`` (the default) keeps what reads at a glance: sequence, action,
+        outcome, error class, duration, target role, origins, what changed, what was redacted.
+        ``columns="all"`` gives all 21 columns (also the target's keyed id, the ``has_page``
+        flags and the sanitised parameters); a list of names picks columns.
+
+        >>> s.trace.events()                                   # the compact table
+        >>> s.trace.events(columns="all")                      # every column
+        >>> s.trace.events(["sequence", "action", "direction", "pixels"])
         """
-        return (await self.export()).events()
+        return (await self.export()).events(columns)
+
+    async def plot(self, x: str = "time") -> TraceFigure:
+        """A matplotlib figure of this trace: retained bytes and events, drops marked, durations by action.
+
+        It draws the counters as this notebook saw them (each status or export it received; a
+        dashboard fetches one after every change), marking each eviction, clear and oversized
+        drop, over the time the notebook saw them (``x="time"``, notebook wall-clock, never
+        part of the trace) or over the sequence (``x="sequence"``); below, each retained
+        event's duration by action, coloured by outcome. Needs matplotlib (``pip install
+        'plasmate_nb[lab]'``). An export has no times: ``export.plot()`` draws over the sequence.
+
+        >>> s.trace.plot()                    # the last expression of a cell: shows the figure
+        >>> s.trace.plot(x="sequence").savefig("trace.png")
+        """
+        from .plots import plot_trace  # lazy: matplotlib only when a plot is drawn
+
+        export = await self.export()
+        return plot_trace(export.payload, self._sightings.of(export.trace_id), x)
 
     async def clear(self) -> TraceCleared:
         """Drop every retained event; sequence numbers continue and ``cleared_events`` counts them.
 
         >>> s.trace.clear().cleared_events
         """
-        return TraceCleared(await self._trace_call("trace_clear"))
+        payload = await self._trace_call("trace_clear")
+        self._sightings.saw(payload["status"])
+        return TraceCleared(payload)
 
     async def dashboard(self, poll_interval: float | None = None) -> TraceDashboard:
         """A live ipywidgets dashboard of this trace: gauges, counters, redaction panel, events.

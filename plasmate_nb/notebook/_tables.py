@@ -1,8 +1,12 @@
-"""Events of ``plasmate.trace.v1`` exports as typed pandas columns.
+"""Events of ``plasmate.trace.v1`` exports as typed pandas columns, shown whole.
 
 Built column by column straight from the event dicts (one list comprehension per column,
 one typed array per column): no per-row objects, no ``json_normalize``. Only fields the
 export contains appear; fingerprints stay opaque and are compared, never shown.
+
+Tables are ``ReadableFrame``s: plain DataFrames for every computation, but their notebook
+display shows every column and whole sentences (pandas would hide the middle columns of a
+wide table and cut long text with an ellipsis).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
+
+from ._html import table
 
 STRING = pd.StringDtype()
 
@@ -38,6 +44,42 @@ EVENT_COLUMNS: dict[str, Any] = {
     "cookie_count": "Int64",
     "filter_present": "boolean",
 }
+#: What ``events()`` shows unless asked for more: what happened, where, and what was redacted.
+COMPACT_COLUMNS: tuple[str, ...] = (
+    "sequence", "action", "outcome", "error_class", "duration_ms", "target_role", "before_origin",
+    "after_origin", "state_changed", "url_changed", "redacted_fields", "redacted_bytes",
+)  # fmt: skip
+
+
+class ReadableFrame(pd.DataFrame):
+    """A pandas DataFrame whose notebook display shows every column and every sentence whole.
+
+    Everything else is pandas: selecting, filtering or computing gives plain DataFrames.
+    Text is left-aligned and wraps instead of being cut; numbers are right-aligned.
+
+    >>> table = s.replay_validate_all(progress=False)
+    >>> table                       # all columns, whole messages
+    >>> table[table["status"] == "refused"]   # a plain DataFrame from here on
+    """
+
+    def _repr_html_(self) -> str:
+        return frame_html(self)
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.max_columns", None, "display.max_colwidth", None):
+            return super().__repr__()
+
+
+def frame_html(data: pd.DataFrame) -> str:
+    """``data`` as an HTML table: every column, no cut text; long tables show their head and tail."""
+    max_rows, min_rows = pd.get_option("display.max_rows"), pd.get_option("display.min_rows") or 10
+    rows: list[list[Any]] = [[None if pd.isna(v) else v for v in row] for row in data.itertuples(index=False)]
+    if max_rows is not None and len(rows) > max_rows:
+        half = max(1, min_rows // 2)
+        gap = [f"⋮ {len(rows) - 2 * half} rows not shown", *[""] * (len(data.columns) - 1)]
+        rows = [*rows[:half], gap, *rows[-half:]]
+    size = f"<div style='opacity:.7'>{len(data)} rows × {len(data.columns)} columns</div>"
+    return table(data.columns, rows) + size
 
 
 def event_columns(events: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -75,14 +117,31 @@ def event_columns(events: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     }
 
 
+def column_names(columns: str | Sequence[str]) -> list[str]:
+    """The event columns ``columns`` asks for: ``"compact"``, ``"all"`` or a list of names."""
+    if columns == "compact":
+        return list(COMPACT_COLUMNS)
+    if columns == "all":
+        return list(EVENT_COLUMNS)
+    names = [columns] if isinstance(columns, str) else list(columns)
+    unknown = [name for name in names if name not in EVENT_COLUMNS]
+    if unknown:
+        raise ValueError(
+            f"unknown event column(s) {unknown}: use 'compact', 'all' or names from {list(EVENT_COLUMNS)}"
+        )
+    return names
+
+
 def frame(
-    columns: dict[str, list[Any]], leading: dict[str, tuple[list[Any], Any]] | None = None
-) -> pd.DataFrame:
-    """A DataFrame of typed columns; ``leading`` adds columns (values, dtype) in front."""
+    columns: dict[str, list[Any]],
+    leading: dict[str, tuple[list[Any], Any]] | None = None,
+    names: Sequence[str] = tuple(EVENT_COLUMNS),
+) -> ReadableFrame:
+    """A table of the typed event columns ``names``; ``leading`` adds columns (values, dtype) in front."""
     arrays = {name: pd.array(values, dtype=dtype) for name, (values, dtype) in (leading or {}).items()}
-    arrays.update({name: pd.array(columns[name], dtype=dtype) for name, dtype in EVENT_COLUMNS.items()})
-    return pd.DataFrame(arrays, copy=False)
+    arrays.update({name: pd.array(columns[name], dtype=EVENT_COLUMNS[name]) for name in names})
+    return ReadableFrame(arrays, copy=False)
 
 
-def events_frame(events: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    return frame(event_columns(events))
+def events_frame(events: Sequence[dict[str, Any]], columns: str | Sequence[str] = "all") -> ReadableFrame:
+    return frame(event_columns(events), names=column_names(columns))

@@ -9,18 +9,20 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
 from ._html import box, cell, gauge, table
-from ._tables import EVENT_COLUMNS, STRING, event_columns, events_frame, frame
+from ._tables import EVENT_COLUMNS, STRING, ReadableFrame, event_columns, events_frame, frame, frame_html
 
 if TYPE_CHECKING:
     import jsonschema
+
+    from .plots import TraceFigure
 
 COUNTERS = (
     "retained_events",
@@ -198,12 +200,34 @@ class TraceExport:
         """
         return {name: self.payload[name] for name in COUNTERS}
 
-    def events(self) -> pd.DataFrame:
-        """The retained events as a pandas table: one row per event, typed columns (``EVENT_COLUMNS``).
+    def events(self, columns: str | Sequence[str] = "compact") -> ReadableFrame:
+        """The retained events as a pandas table: one row per event, typed columns.
 
-        >>> export.events()[["sequence", "action", "outcome", "redacted_bytes"]]
+        ``columns="compact"`` (the default) keeps what reads at a glance (``COMPACT_COLUMNS``:
+        sequence, action, outcome, error class, duration, target role, origins, what changed,
+        what was redacted); ``columns="all"`` gives every column (``EVENT_COLUMNS``: also the
+        target's keyed id, ``has_page`` flags and the sanitised parameters); a list picks columns.
+
+        >>> export.events()                                  # the compact table
+        >>> export.events(columns="all")                     # all 21 columns
+        >>> export.events(["sequence", "action", "pixels"])
         """
-        return events_frame(self.payload["events"])
+        return events_frame(self.payload["events"], columns)
+
+    def plot(self) -> TraceFigure:
+        """A matplotlib figure of this export: retained bytes and events, drops, and durations by action.
+
+        Over the sequence: bytes and events of the retained events, oversized drops where the
+        sequence has a gap, and the span before the first retained event (evicted, cleared or
+        oversized: an export cannot tell which one each was). Below, each event's duration by
+        action, coloured by outcome. Needs matplotlib (``pip install 'plasmate_nb[lab]'``).
+        A live session's ``s.trace.plot()`` adds what it watched happen, with a time axis.
+
+        >>> pnb.load_trace("trace.json").plot()
+        """
+        from .plots import plot_trace  # lazy: matplotlib only when a plot is drawn
+
+        return plot_trace(self.payload)
 
     def to_json(self, path: str | Path) -> Path:
         """Write the export to ``path`` as compact JSON and return the path; ``load_trace`` reads it back.
@@ -222,7 +246,7 @@ class TraceExport:
         >>> export.to_parquet("events.parquet")
         """
         target = Path(path)
-        table_ = self.events()
+        table_ = self.events(columns="all")
         table_.insert(
             0, "trace_id", pd.Series([self.trace_id] * len(table_), dtype=STRING, index=table_.index)
         )
@@ -244,11 +268,7 @@ class TraceExport:
             + f"<div><i>{cell(p['redaction_policy'])}</i></div>"
         )
         frame_ = self.events()
-        events_html = (
-            frame_.to_html(index=False, na_rep="", max_rows=200)
-            if len(frame_)
-            else "<div>no retained events</div>"
-        )
+        events_html = frame_html(frame_) if len(frame_) else "<div>no retained events</div>"
         return box("plasmate.trace.v1 export", head + events_html)
 
     def __repr__(self) -> str:
@@ -371,11 +391,14 @@ def _check_counters(document: dict[str, Any], source: str | None, sequences: lis
             )
 
 
+_JSON_TEXT = "JSON text"  # the label of a document given as text rather than a file
+
+
 def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
     if isinstance(source, dict):
         return source, None
     if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
-        label = "JSON text"
+        label = _JSON_TEXT
         text = source
     else:
         path = Path(source)
@@ -417,18 +440,21 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
 
 
 def load_traces(
-    sources: str | Path | Iterable[str | Path | dict[str, Any]], *, validate: str = "fast"
-) -> pd.DataFrame:
-    """Read many exported traces into one events table, with a leading ``trace_id`` column.
+    sources: str | Path | Iterable[str | Path | dict[str, Any]],
+    *,
+    validate: Literal["fast", "full"] = "fast",
+) -> ReadableFrame:
+    """Read many exported traces into one events table: every event column, after ``trace_id`` and ``source_file``.
 
-    ``sources``: a folder (every ``*.json`` in it, sorted), or paths / JSON texts / dicts.
+    ``sources``: a folder (every ``*.json`` in it, sorted), or paths / JSON texts / dicts;
+    ``source_file`` is the file each row came from (empty for JSON texts and dicts).
     ``validate="fast"`` checks each envelope exactly and each event's shape while the
     columns are built; any anomaly re-runs the full schema for a precise error.
     ``validate="full"`` runs the full schema on every document first. Omitted final-trace
     markers carry no events and are skipped.
 
     >>> table = load_traces("traces/")
-    >>> table.groupby("trace_id")["action"].value_counts()
+    >>> table.groupby("source_file")["action"].value_counts()
     """
     if validate not in ("fast", "full"):
         raise ValueError("validate must be 'fast' or 'full'")
@@ -437,6 +463,7 @@ def load_traces(
     elif isinstance(sources, str | Path | dict):
         sources = [sources]
     trace_ids: list[str] = []
+    source_files: list[str | None] = []
     merged: dict[str, list[Any]] = {name: [] for name in EVENT_COLUMNS}
     for source in sources:
         document, label = _parse(source)
@@ -452,10 +479,11 @@ def load_traces(
             raise
         _check_counters(document, label, columns["sequence"])
         trace_ids.extend([document["trace_id"]] * len(document["events"]))
+        source_files.extend([None if label == _JSON_TEXT else label] * len(columns["sequence"]))
         for name, values in columns.items():
             merged[name].extend(values)
     try:
-        return frame(merged, leading={"trace_id": (trace_ids, STRING)})
+        return frame(merged, leading={"trace_id": (trace_ids, STRING), "source_file": (source_files, STRING)})
     except (TypeError, ValueError) as exc:  # a value of the wrong type slipped past the shape checks
         raise TraceFormatError(
             "$.events", f"a value has the wrong type ({exc}); load it with load_trace() for its path"

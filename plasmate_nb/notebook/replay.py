@@ -1,58 +1,193 @@
-"""``ReplayPlan``: a replay_validate payload shown as the reference's checklist, in order."""
+"""``ReplayPlan`` and ``explain``: a replay_validate answer read as a plain-words checklist.
+
+The checks, their order and their codes are the contract's (``plasmate_nb.trace.constants``,
+docs/contract.md#replay-validation). What this module adds is words: what each check asks,
+what its failure means and what to do about it, in one table (``_WORDS``) that the
+checklist, the plan's summary, ``DRIFT_EXPLANATIONS`` and ``explain`` all read.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..trace.constants import (
+    DRIFT_CODES,
+    DRIFT_MESSAGES,
+    MESSAGE_CONFIRMATION_REQUIRED,
+    STATUS_CONFIRMATION_REQUIRED,
+    STATUS_REFUSED,
+    STATUS_VALIDATED,
+)
 from ._html import box, cell, table
 
-#: The reference's validation order (first failure wins), with what each check means.
-CHECKS: tuple[tuple[str, str], ...] = (
-    ("cross_session", "the trace_id belongs to this browser session"),
-    ("event_not_retained", "an event with this sequence is still retained (not absent, evicted or cleared)"),
-    (
-        "unsupported_action",
-        "the action is a replay candidate (not open_page, close_page, evaluate or a cookie tool)",
+
+class _Words(NamedTuple):
+    check: str  # what the check asks, as a statement that holds when it passes
+    failed: str  # the same statement when it fails
+    meaning: str  # what the failure means
+    what_to_do: str
+
+
+CONFIRMATION = "confirmation"
+_WORDS: dict[str, _Words] = {
+    "cross_session": _Words(
+        "the trace belongs to this browser session",
+        "the trace belongs to another browser session",
+        "The trace_id comes from another session (or was mistyped): a trace only validates in the "
+        "session that recorded it.",
+        "Validate in the session that recorded the trace (its Session, or pnb.attach(session_id)); "
+        "compare s.trace_id with the export's trace_id.",
     ),
-    ("origin_drift", "the page's current origin equals the recorded pre-action origin"),
-    (
-        "page_drift",
-        "the current keyed URL fingerprint equals the recorded pre-action one (same path, query, fragment)",
+    "event_not_retained": _Words(
+        "the recorded event is still retained",
+        "no retained event has this sequence",
+        "No retained event has this sequence: it never existed, was evicted by the 128-event / "
+        "48 KiB bounds, was oversized, or was cleared.",
+        "Pick a sequence from s.trace.events(). To keep events, export the trace "
+        "(s.trace.export().to_json(...)) before the bounds evict them or a clear removes them.",
     ),
-    ("target_missing", "an element with the recorded target's stable key and role is on the current page"),
-    ("target_ambiguous", "exactly one current element matches the recorded target"),
-    ("action_unavailable", "the matched element still exposes the recorded action"),
-    ("state_drift", "the current semantic state fingerprint equals the recorded pre-action state"),
-    ("confirmation", "the caller confirmed the replay explicitly (confirmed=True)"),
+    "unsupported_action": _Words(
+        "the action is one that can be replayed",
+        "this kind of action is never replayed",
+        "Session lifecycle and coarse actions (open_page, close_page, evaluate, set_cookies, "
+        "clear_cookies) are never replay candidates.",
+        "Nothing to fix: validate a page action instead (click, type_text, select_option, toggle, "
+        "clear, scroll or navigate_to).",
+    ),
+    "origin_drift": _Words(
+        "the page is on the same site (scheme, host, port) as before the action",
+        "the page is on another site than before the action",
+        "The page is now on a different scheme, host or port than before the recorded action.",
+        "Navigate back to the page the action started from (s.navigate(url)), then validate again.",
+    ),
+    "page_drift": _Words(
+        "the page is at the same address (path, query, fragment) as before the action",
+        "the page is at another address than before the action",
+        "Same origin, but the URL (path, query or fragment) differs from the one before the recorded "
+        "action. Only keyed fingerprints are stored, so the differing part cannot be shown.",
+        "Navigate back to the page the action started from, then validate again. An action that "
+        "navigated itself (a link click) is always refused afterwards: its page is gone.",
+    ),
+    "target_missing": _Words(
+        "the element the action used is on the page",
+        "the element the action used is not on the page",
+        "The element the action targeted is no longer on the page (matched by its keyed stable key "
+        "and role).",
+        "Bring back the page state that shows the element (navigate to it again, undo what removed "
+        "it), then validate again.",
+    ),
+    "target_ambiguous": _Words(
+        "exactly one element on the page matches it",
+        "several elements on the page match the one the action used",
+        "More than one element on the current page matches the recorded target, so it cannot be "
+        "bound to one element.",
+        "It cannot be replayed exactly on this page; restore the page the action ran on (one such "
+        "element) and validate again.",
+    ),
+    "action_unavailable": _Words(
+        "that element still offers the action",
+        "that element no longer offers the action",
+        "The element is there but no longer offers the recorded action (e.g. it became disabled "
+        "or changed kind).",
+        "Restore the state in which the element offered the action (e.g. whatever disabled it), "
+        "then validate again.",
+    ),
+    "state_drift": _Words(
+        "the page's state is the same as before the action",
+        "the page's state changed since before the action",
+        "The page's semantic state (its whole SOM) differs from the state before the recorded "
+        "action. Only keyed hashes of the state exist, so what changed cannot be shown — compare "
+        "the pages yourself.",
+        "Undo what changed since the action (typing or toggling changes the page itself, so such an "
+        "action is refused right after it ran), then validate again.",
+    ),
+    CONFIRMATION: _Words(
+        "you confirmed the replay (confirmed=True)",
+        "not confirmed yet",
+        "Every check passed: the action could be replayed exactly now; the contract still asks for "
+        "explicit confirmation.",
+        "After reviewing the plan, call s.replay_validate(sequence, confirmed=True). Nothing is "
+        "executed either way.",
+    ),
+}
+
+#: Every check in the contract's order (first failure wins): its code and what it asks, in words.
+CHECKS: tuple[tuple[str, str], ...] = tuple(
+    (code, _WORDS[code].check) for code in (*DRIFT_CODES, CONFIRMATION)
 )
 TARGET_CHECKS = frozenset({"target_missing", "target_ambiguous", "action_unavailable"})
 
-#: Drift code -> what the refusal means, in words.
-DRIFT_EXPLANATIONS: dict[str, str] = {
-    "cross_session": "The trace_id comes from another session (or was mistyped): a trace only validates in the "
-    "session that recorded it.",
-    "event_not_retained": "No retained event has this sequence: it never existed, was evicted by the 128-event / "
-    "48 KiB bounds, was oversized, or was cleared.",
-    "unsupported_action": "Session lifecycle and coarse actions (open_page, close_page, evaluate, set_cookies, "
-    "clear_cookies) are never replay candidates.",
-    "origin_drift": "The page is now on a different scheme, host or port than before the recorded action.",
-    "page_drift": "Same origin, but the URL (path, query or fragment) differs from the one before the recorded "
-    "action. Only keyed fingerprints are stored, so the differing part cannot be shown.",
-    "target_missing": "The element the action targeted is no longer on the page (matched by its keyed stable key "
-    "and role).",
-    "target_ambiguous": "More than one element on the current page matches the recorded target, so it cannot be "
-    "bound to one element.",
-    "action_unavailable": "The element is there but no longer offers the recorded action (e.g. it became disabled "
-    "or changed kind).",
-    "state_drift": "The page's semantic state (its whole SOM) differs from the state before the recorded action. "
-    "Only keyed hashes of the state exist, so what changed cannot be shown — compare the pages yourself.",
-}
+#: Drift code -> what the refusal means, in words (``explain(code)`` adds what to do).
+DRIFT_EXPLANATIONS: dict[str, str] = {code: _WORDS[code].meaning for code in DRIFT_CODES}
 
 PASSED, FAILED, NOT_REACHED, SKIPPED = "passed", "failed here", "not reached", "skipped (no recorded target)"
+_RESULT_WORDS = {
+    PASSED: "✔ yes",
+    FAILED: "✘ no",
+    NOT_REACHED: "· not checked (an earlier check failed)",
+    SKIPPED: "– not needed (the action has no target element)",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class Explanation:
+    """What a replay code means and what to do, from ``explain(code)``; prints as plain text.
+
+    >>> pnb.explain("state_drift").what_to_do
+    """
+
+    code: str
+    status: str
+    check: str  # what the check asks
+    result: str  # what was found instead
+    meaning: str
+    what_to_do: str
+    message: str  # the server's message for this code (the contract's wording)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.code} ({self.status}): {self.result}.\n{self.meaning}\nWhat to do: {self.what_to_do}\n"
+            f"(checked: {self.check}; server message: {self.message})"
+        )
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        body = (
+            f"<p><b>{cell(self.result[:1].upper() + self.result[1:])}.</b> {cell(self.meaning)}</p>"
+            f"<p><b>What to do:</b> {cell(self.what_to_do)}</p>"
+            f"<div style='opacity:.7'>status {cell(self.status)} · checked: {cell(self.check)} · "
+            f"server message: {cell(self.message)}</div>"
+        )
+        return box(f"Replay code {self.code}", body)
+
+
+def explain(code: str) -> Explanation:
+    """What a replay drift code (or ``confirmation_required``) means, in plain words, and what to do.
+
+    Codes are those of ``ReplayPlan.drift`` and the ``drift`` column of ``replay_validate_all()``.
+
+    >>> pnb.explain("page_drift")          # shows meaning and what to do
+    >>> print(pnb.explain(plan.drift))
+    """
+    if code in DRIFT_MESSAGES:
+        words, status, message = _WORDS[code], STATUS_REFUSED, DRIFT_MESSAGES[code]
+    elif code in (STATUS_CONFIRMATION_REQUIRED, CONFIRMATION):
+        words, status, message = (
+            _WORDS[CONFIRMATION],
+            STATUS_CONFIRMATION_REQUIRED,
+            MESSAGE_CONFIRMATION_REQUIRED,
+        )
+        code = STATUS_CONFIRMATION_REQUIRED
+    else:
+        known = ", ".join((*DRIFT_CODES, STATUS_CONFIRMATION_REQUIRED))
+        raise ValueError(f"unknown replay code {code!r}: explain() knows {known}")
+    return Explanation(code, status, words.check, words.failed, words.meaning, words.what_to_do, message)
 
 
 class Check(NamedTuple):
-    """One replay check as a ``ReplayPlan`` shows it: its ``name``, ``state`` and ``meaning``.
+    """One replay check as a ``ReplayPlan`` shows it: its code ``name``, ``state`` and ``meaning`` in words.
 
     >>> [(check.name, check.state) for check in plan.checks]
     """
@@ -63,11 +198,13 @@ class Check(NamedTuple):
 
 
 def checklist(payload: dict[str, Any]) -> list[Check]:
-    """Every check in order, marked passed / failed here / not reached."""
+    """Every check in order, marked passed / failed here / not reached / skipped."""
     status, drift = payload.get("status"), payload.get("drift")
-    no_target = status != "refused" and payload.get("target") is None
+    no_target = status != STATUS_REFUSED and payload.get("target") is None
     failing = (
-        drift if status == "refused" else ("confirmation" if status == "confirmation_required" else None)
+        drift
+        if status == STATUS_REFUSED
+        else (CONFIRMATION if status == STATUS_CONFIRMATION_REQUIRED else None)
     )
     result: list[Check] = []
     reached_failure = False
@@ -85,24 +222,45 @@ def checklist(payload: dict[str, Any]) -> list[Check]:
 
 
 class ReplayPlan:
-    """What ``replay_validate`` answered, as the contract's ordered checklist. Nothing was executed.
+    """What ``replay_validate`` answered, as a checklist in the contract's order. Nothing was executed.
 
-    ``status`` is ``refused``, ``confirmation_required`` or ``validated``; ``drift`` names the
-    first failing check; ``checks`` lists every check as passed / failed here / not reached;
-    ``execution_available`` is always false.
+    ``status`` is ``refused``, ``confirmation_required`` or ``validated``; ``drift`` is the code
+    of the first failing check; ``summary`` says the outcome in a sentence, ``explanation``
+    what it means and ``what_to_do`` the next step; ``checks`` lists every check with its
+    result; ``action`` names the recorded action (a refusal's payload omits it, the session
+    looks it up in the trace); ``execution_available`` is always false.
 
     >>> plan = s.replay_validate(2)
-    >>> plan.status, plan.drift, plan.explanation
+    >>> plan.summary, plan.what_to_do
     """
 
-    def __init__(self, payload: dict[str, Any]) -> None:
+    def __init__(self, payload: dict[str, Any], action: str | None = None) -> None:
         self.payload = payload
         self.status: str = payload["status"]
         self.drift: str | None = payload.get("drift")
         self.message: str = payload["message"]
         self.sequence: int = payload["sequence"]
+        self.action: str | None = payload.get("action") or action
         self.execution_available: bool = payload["execution_available"]
         self.checks = checklist(payload)
+
+    @property
+    def _words(self) -> _Words | None:
+        code = self.drift or (CONFIRMATION if self.status == STATUS_CONFIRMATION_REQUIRED else None)
+        return _WORDS.get(code) if code else None
+
+    @property
+    def summary(self) -> str:
+        """The outcome in one sentence (what failed, or that every check passed).
+
+        >>> s.replay_validate(2).summary   # e.g. "Refused: the page's state changed since before the action."
+        """
+        if self.status == STATUS_VALIDATED:
+            return "Could be replayed exactly now, and confirmed. This is a plan only: nothing was executed."
+        if self.status == STATUS_CONFIRMATION_REQUIRED:
+            return "Could be replayed exactly now: every check passed. Confirm with confirmed=True (nothing is executed)."
+        words = self._words
+        return f"Refused: {words.failed if words else f'unknown drift code {self.drift!r}'}."
 
     @property
     def explanation(self) -> str:
@@ -110,32 +268,54 @@ class ReplayPlan:
 
         >>> print(s.replay_validate(2).explanation)
         """
-        if self.drift:
-            return DRIFT_EXPLANATIONS.get(self.drift, "Unknown drift code.")
-        if self.status == "confirmation_required":
-            return "Exact validation passed; call again with confirmed=True after independent approval."
-        return "Validation and confirmation passed. This is a side-effect-free plan; nothing is executed."
+        if self.status == STATUS_VALIDATED:
+            return (
+                "Every check passed and the replay was confirmed. Replay execution is not available "
+                "(execution_available is false): the plan shows what would run, with the recorded "
+                "sanitised parameters."
+            )
+        words = self._words
+        return words.meaning if words else "Unknown drift code."
+
+    @property
+    def what_to_do(self) -> str:
+        """The next step for this outcome (``pnb.explain(plan.drift)`` says the same for a code).
+
+        >>> print(s.replay_validate(2).what_to_do)
+        """
+        if self.status == STATUS_VALIDATED:
+            return "Nothing: this is as far as validation goes; nothing will be executed."
+        words = self._words
+        return words.what_to_do if words else "Check the server speaks the plasmate.trace.v1 contract."
+
+    def _action_words(self) -> str:
+        if self.action:
+            return self.action
+        return "no retained event" if self.drift == "event_not_retained" else "action not known"
 
     def _repr_html_(self) -> str:
-        marks = {PASSED: "✔", FAILED: "✘", NOT_REACHED: "·", SKIPPED: "–"}
-        rows = [(i, marks[c.state] + " " + c.state, c.name, c.meaning) for i, c in enumerate(self.checks, 1)]
+        rows = [(i, c.meaning, _RESULT_WORDS[c.state], c.name) for i, c in enumerate(self.checks, 1)]
         body = (
-            f"<div>status <b>{cell(self.status)}</b> · drift <b>{cell(self.drift or '—')}</b> · "
-            f"action {cell(self.payload.get('action', '—'))}</div>"
-            f"<div>{cell(self.message)}</div><div><i>{cell(self.explanation)}</i></div>"
-            + table(("#", "result", "check", "what it checks"), rows)
+            f"<div>status <b>{cell(self.status)}</b> · drift <b>{cell(self.drift or 'none')}</b></div>"
+            f"<p><b>{cell(self.summary)}</b></p><p>{cell(self.explanation)}</p>"
+            f"<p><b>What to do:</b> {cell(self.what_to_do)}</p>"
+            + table(("#", "check", "result", "code"), rows)
             + f"<div>execution_available: <b>{str(self.execution_available).lower()}</b> — validation only; "
             "nothing was executed.</div>"
         )
-        return box(f"Replay plan for event {self.sequence}", body)
+        return box(f"Replay plan for event {self.sequence} ({self._action_words()})", body)
 
     def __repr__(self) -> str:
         lines = [
-            f"ReplayPlan(sequence={self.sequence}, status={self.status!r}, drift={self.drift!r})",
-            f"  {self.message}",
+            f"ReplayPlan(sequence={self.sequence}, action={self.action!r}, status={self.status!r}, "
+            f"drift={self.drift!r})",
+            f"  {self.summary}",
         ]
-        lines += [f"  {i:>2}. {c.state:<28} {c.name}" for i, c in enumerate(self.checks, 1)]
-        lines.append(f"  {self.explanation}")
+        width = max(len(c.meaning) for c in self.checks)
+        lines += [
+            f"  {i:>2}. {c.meaning:<{width}}  {_RESULT_WORDS[c.state]}" for i, c in enumerate(self.checks, 1)
+        ]
+        lines += [f"  {self.explanation}", f"  What to do: {self.what_to_do}"]
         lines.append(
             f"  execution_available: {str(self.execution_available).lower()} (validation only; nothing was executed)"
         )

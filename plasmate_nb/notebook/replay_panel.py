@@ -18,7 +18,8 @@ from .widgets import _bundle, _LiveSession, _LiveView
 class ReplayPanel(_LiveView):
     """Pick a retained event, then Validate or Confirm; shows the ``ReplayPlan``. Never executes.
 
-    Build it with ``s.replay_panel()``; its event list follows the session's trace.
+    Build it with ``s.replay_panel()``; its event list follows the session's trace. The
+    buttons stay disabled until an event is picked (and once the session is closed).
 
     >>> panel = s.replay_panel()
     >>> panel.validate(2).result().status
@@ -28,18 +29,38 @@ class ReplayPanel(_LiveView):
         self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None
     ) -> None:
         self.plan: ReplayPlan | None = None
-        self.events = w.Dropdown(options=[], description="event")
-        self.validate_button = w.Button(description="Validate", tooltip="replay_validate(confirmed=False)")
+        self._ended = False
+        # Sized to its longest label (no fixed width cuts "12 · select_option · select · success").
+        self.events = w.Dropdown(
+            options=[],
+            value=None,
+            description="event",
+            style={"description_width": "initial"},
+            layout=w.Layout(width="auto", min_width="18em", max_width="100%"),
+        )
+        self.validate_button = w.Button(
+            description="Validate", tooltip="replay_validate(sequence): checks only", disabled=True
+        )
         self.confirm_button = w.Button(
             description="Confirm",
             button_style="warning",
-            tooltip="replay_validate(confirmed=True); still never executes",
+            tooltip="replay_validate(sequence, confirmed=True): still never executes",
+            disabled=True,
         )
-        self.output = w.HTML("<i>pick an event and press Validate</i>")
+        self.output = w.HTML("<i>pick an event, then press Validate</i>")
         self.validate_button.on_click(lambda _: self.validate(confirmed=False))
         self.confirm_button.on_click(lambda _: self.validate(confirmed=True))
-        self.widget = w.VBox([w.HBox([self.events, self.validate_button, self.confirm_button]), self.output])
+        self.events.observe(lambda _: self._enable_buttons(), names="value")
+        row = w.HBox(
+            [self.events, self.validate_button, self.confirm_button],
+            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+        )
+        self.widget = w.VBox([row, self.output])
         super().__init__(session, loop, poll_interval)
+
+    def _enable_buttons(self) -> None:
+        idle = self._ended or self.events.value is None
+        self.validate_button.disabled = self.confirm_button.disabled = idle
 
     async def _fetch(self) -> TraceExport:
         return await self._session.trace.export()
@@ -47,18 +68,19 @@ class ReplayPanel(_LiveView):
     def _apply(self, export: TraceExport) -> None:
         options = []
         for event in export.payload["events"]:
-            target = f" · {event['target']['role']}" if "target" in event else ""
+            target = f" on {event['target']['role']}" if "target" in event else ""
             options.append(
-                (f"{event['sequence']} · {event['action']} · {event['outcome']}{target}", event["sequence"])
+                (f"{event['sequence']} · {event['action']}{target} · {event['outcome']}", event["sequence"])
             )
         current = self.events.value
         self.events.options = options
-        if current in {value for _, value in options}:
-            self.events.value = current
+        self.events.value = current if current in {value for _, value in options} else None
+        self._enable_buttons()
 
     def _closed(self, reason: str) -> None:
         self.output.value = f"<i>{cell(reason)}</i>"
-        self.validate_button.disabled = self.confirm_button.disabled = True
+        self._ended = True
+        self._enable_buttons()
 
     def validate(
         self, sequence: int | None = None, confirmed: bool = False

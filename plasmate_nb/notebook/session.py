@@ -202,6 +202,8 @@ _STUB_IMPORTS = {
     "Element": ".page",
     "Page": ".page",
     "ReplayPlan": ".replay",
+    "ReadableFrame": "._tables",
+    "TraceFigure": ".plots",
     "Screenshot": ".stateless",
     "ReplayPanel": ".replay_panel",
     "TraceDashboard": ".dashboard",

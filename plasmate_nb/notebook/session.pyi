@@ -4,14 +4,14 @@
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import pandas as pd
-
 from ..client.base import Transport
 from ._session import AsyncTrace, TraceListener
+from ._tables import ReadableFrame
 from .cookies import Cookies
 from .dashboard import TraceDashboard
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
+from .plots import TraceFigure
 from .replay import ReplayPlan
 from .replay_panel import ReplayPanel
 from .stateless import Screenshot
@@ -227,8 +227,10 @@ class Session:
         >>> s.replay_validate(2, confirmed=True)
         >>> s.replay_validate(2, trace_id=pnb.load_trace("trace.json").trace_id)
         """
-    def replay_validate_all(self, confirmed: bool = ..., progress: bool = ...) -> pd.DataFrame:
-        """Validate every retained event; a table of sequence, action, status, drift and message.
+    def replay_validate_all(self, confirmed: bool = ..., progress: bool = ...) -> ReadableFrame:
+        """Validate every retained event; a table of sequence, action, status, drift and a summary in words.
+
+        ``pnb.explain(code)`` says what a drift code means and what to do about it.
 
         >>> table = s.replay_validate_all(progress=False)
         >>> table.value_counts(["status", "drift"])
@@ -258,10 +260,30 @@ class Trace:
 
         >>> s.trace.export().to_json("trace.json")
         """
-    def events(self) -> pd.DataFrame:
+    def events(self, columns: str | Sequence[str] = ...) -> ReadableFrame:
         """The retained events as a typed pandas table, one row per event.
 
-        >>> s.trace.events()[["sequence", "action", "outcome", "redacted_bytes"]]
+        ``columns="compact"`` (the default) keeps what reads at a glance: sequence, action,
+        outcome, error class, duration, target role, origins, what changed, what was redacted.
+        ``columns="all"`` gives all 21 columns (also the target's keyed id, the ``has_page``
+        flags and the sanitised parameters); a list of names picks columns.
+
+        >>> s.trace.events()                                   # the compact table
+        >>> s.trace.events(columns="all")                      # every column
+        >>> s.trace.events(["sequence", "action", "direction", "pixels"])
+        """
+    def plot(self, x: str = ...) -> TraceFigure:
+        """A matplotlib figure of this trace: retained bytes and events, drops marked, durations by action.
+
+        It draws the counters as this notebook saw them (each status or export it received; a
+        dashboard fetches one after every change), marking each eviction, clear and oversized
+        drop, over the time the notebook saw them (``x="time"``, notebook wall-clock, never
+        part of the trace) or over the sequence (``x="sequence"``); below, each retained
+        event's duration by action, coloured by outcome. Needs matplotlib (``pip install
+        'plasmate_nb[lab]'``). An export has no times: ``export.plot()`` draws over the sequence.
+
+        >>> s.trace.plot()                    # the last expression of a cell: shows the figure
+        >>> s.trace.plot(x="sequence").savefig("trace.png")
         """
     def clear(self) -> TraceCleared:
         """Drop every retained event; sequence numbers continue and ``cleared_events`` counts them.

@@ -1,13 +1,18 @@
-"""Replay plans: the reference's checks in order, the failing one marked, drift explained."""
+"""Replay plans: the reference's checks in order and in words, the failing one marked, drift explained."""
 
 from __future__ import annotations
+
+import re
+from html import escape as cell
 
 import pandas as pd
 import pytest
 
+import plasmate_nb
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook.replay import FAILED, NOT_REACHED, PASSED, SKIPPED
+from plasmate_nb.trace.constants import DRIFT_CODES, DRIFT_MESSAGES, MESSAGE_VALIDATED
 
 ORDER = [
     "cross_session", "event_not_retained", "unsupported_action", "origin_drift", "page_drift",
@@ -27,8 +32,11 @@ def _assert_failed_at(plan: nb.ReplayPlan, name: str) -> None:
     assert set(_states(plan)[index + 1 :]) == ({NOT_REACHED} if index + 1 < len(ORDER) else set())
     text, html = repr(plan), plan._repr_html_()
     assert "execution_available: false" in text and "execution_available: <b>false</b>" in html
-    positions = [html.index(f"<td>{check}</td>") for check in ORDER]
+    positions = [html.index(f">{check}</td>") for check in ORDER]
     assert positions == sorted(positions)  # shown in the reference's order
+    for check in plan.checks:  # each row: the check in words, then its result in words
+        assert re.search(f">{re.escape(cell(check.meaning))}</td><td[^>]*>[✔✘·–] ", html)
+        assert check.meaning in text and "_" not in check.meaning.replace("confirmed=True", "")
 
 
 @pytest.fixture
@@ -101,9 +109,11 @@ def test_replay_validate_all(session: nb.Session, login_url: str) -> None:
     session.toggle(page.find(role="checkbox"))
     session.scroll()
     table = session.replay_validate_all(progress=False)
-    assert list(table.columns) == ["sequence", "action", "status", "drift", "message"]
+    assert list(table.columns) == ["sequence", "action", "status", "drift", "summary"]
     assert str(table["sequence"].dtype) == "Int64" and table["sequence"].tolist() == [1, 2, 3]
     assert table["status"].tolist() == ["refused", "refused", "confirmation_required"]
+    assert table["action"].tolist() == ["open_page", "toggle", "scroll"]
+    assert table["summary"].tolist() == [session.replay_validate(n).summary for n in (1, 2, 3)]
     assert table["drift"].tolist()[:2] == ["unsupported_action", "state_drift"] and pd.isna(
         table["drift"].iloc[2]
     )
@@ -118,3 +128,62 @@ def test_replay_validate_takes_sequences_straight_from_a_dataframe(
         sequences = s.trace.events()["sequence"].to_numpy()  # numpy integers, not Python ints
         statuses = [s.replay_validate(sequence).status for sequence in sequences]
     assert statuses[0] == "refused" and len(statuses) == 2
+
+
+def test_plans_name_the_action_and_say_the_outcome_in_words(session: nb.Session, login_url: str) -> None:
+    page = session.open(login_url)
+    session.toggle(page.find(role="checkbox"))
+    session.scroll("down", 0)
+    refused = session.replay_validate(2)
+    assert "action" not in refused.payload and refused.action == "toggle"  # looked up in the trace
+    assert "Replay plan for event 2 (toggle)" in refused._repr_html_() and "action='toggle'" in repr(refused)
+    assert refused.summary == "Refused: the page's state changed since before the action."
+    assert refused.what_to_do == nb.explain("state_drift").what_to_do
+    gone = session.replay_validate(99)
+    assert gone.action is None and "(no retained event)" in gone._repr_html_()
+    done = session.replay_validate(3, confirmed=True)
+    assert done.action == "scroll" and done.message == MESSAGE_VALIDATED
+    shown = done._repr_html_() + repr(done)
+    assert "slice" not in shown and "nothing was executed" in done.summary.lower()
+
+
+def test_explain_every_code_from_one_source() -> None:
+    assert [code for code, _ in nb.CHECKS] == [*DRIFT_CODES, "confirmation"] == ORDER
+    assert plasmate_nb.explain is nb.explain
+    for code in DRIFT_CODES:
+        explained = nb.explain(code)
+        assert explained.status == "refused" and explained.message == DRIFT_MESSAGES[code]
+        assert explained.meaning == nb.DRIFT_EXPLANATIONS[code] and explained.check == dict(nb.CHECKS)[code]
+        text = str(explained)
+        assert text.startswith(f"{code} (refused): ") and f"What to do: {explained.what_to_do}" in text
+        assert cell(explained.what_to_do) in explained._repr_html_()
+    pending = nb.explain("confirmation_required")
+    assert pending.status == "confirmation_required" and "confirmed=True" in pending.what_to_do
+    with pytest.raises(ValueError, match=r"unknown replay code 'drifted'.*state_drift"):
+        nb.explain("drifted")
+
+
+@pytest.mark.parametrize("backend", ["scripted"])
+def test_panel_buttons_wait_for_a_pick_and_labels_fit(transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url)
+        s.select_option(page.find(label="Plan"), "team")
+        panel = s.replay_panel()
+        try:
+            assert panel.events.value is None
+            assert panel.validate_button.disabled and panel.confirm_button.disabled
+            assert list(panel.events.options) == [
+                ("1 · open_page · success", 1),
+                ("2 · select_option on select · success", 2),
+            ]
+            layout = panel.events.layout
+            assert layout.width == "auto" and panel.events.style.description_width == "initial"
+            panel.events.value = 2
+            assert not panel.validate_button.disabled and not panel.confirm_button.disabled
+            s.scroll()  # the list follows the trace and keeps the pick
+            panel.refresh().result(timeout=30)
+            assert panel.events.value == 2 and len(panel.events.options) == 3
+            panel.events.value = None
+            assert panel.confirm_button.disabled
+        finally:
+            panel.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,7 @@ import pytest
 
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import Transport
+from plasmate_nb.notebook._tables import COMPACT_COLUMNS
 
 TYPED = {
     "sequence": "Int64", "action": "string", "outcome": "string", "error_class": "string",
@@ -35,7 +37,7 @@ def export(transport: Transport, login_url: str) -> nb.TraceExport:
 
 
 def test_events_table_is_typed_and_flat(export: nb.TraceExport, site_url: str) -> None:
-    events = export.events()
+    events = export.events(columns="all")
     assert {name: str(dtype) for name, dtype in events.dtypes.items()} == TYPED
     assert events["sequence"].tolist() == [1, 2, 3, 4, 5, 6]
     typed = events.iloc[1]
@@ -61,7 +63,7 @@ def test_events_table_is_typed_and_flat(export: nb.TraceExport, site_url: str) -
 def test_empty_events_table_keeps_columns(transport: Transport, login_url: str) -> None:
     with nb.Session(transport) as s:
         s.open(login_url, trace=False)
-        events = s.trace.events()
+        events = s.trace.events(columns="all")
     assert events.empty and {name: str(dtype) for name, dtype in events.dtypes.items()} == TYPED
 
 
@@ -145,11 +147,18 @@ def test_load_traces_across_files(
     other.to_json(tmp_path / "b.json")
     (tmp_path / "notes.txt").write_text("ignored")
     table = nb.load_traces(tmp_path)
-    assert list(table.columns) == ["trace_id", *TYPED]
+    assert list(table.columns) == ["trace_id", "source_file", *TYPED]
     assert str(table["trace_id"].dtype) == "string" and str(table["sequence"].dtype) == "Int64"
     assert table.groupby("trace_id").size().to_dict() == {export.trace_id: 6, other.trace_id: 1}
+    assert table.groupby("source_file").size().to_dict() == {
+        str(tmp_path / "a.json"): 6,
+        str(tmp_path / "b.json"): 1,
+    }
     full = nb.load_traces([tmp_path / "a.json", other.payload], validate="full")
-    pd.testing.assert_frame_equal(full, table)
+    pd.testing.assert_frame_equal(full.drop(columns="source_file"), table.drop(columns="source_file"))
+    assert full["source_file"].tolist() == [str(tmp_path / "a.json")] * 6 + [pd.NA]
+    from_text = nb.load_traces([json.dumps(other.payload)])
+    assert from_text["source_file"].isna().all()
 
 
 @pytest.mark.parametrize("validate", ["fast", "full"])
@@ -171,3 +180,49 @@ def test_load_traces_fast_path_names_envelope_paths_and_skips_omitted(export: nb
     assert caught.value.path == "$.retained_bytes"
     marker = {"schema": "plasmate.trace.v1", "omitted": True, "reason": "too big"}
     assert len(nb.load_traces([marker, export.payload])) == export.retained_events
+
+
+# -- readable by default: compact columns, whole sentences -----------------------------------------
+
+
+def test_events_default_is_compact_and_columns_all_gives_every_column(export: nb.TraceExport) -> None:
+    everything = export.events(columns="all")
+    compact = export.events()
+    assert list(compact.columns) == list(COMPACT_COLUMNS) and set(COMPACT_COLUMNS) < set(everything.columns)
+    pd.testing.assert_frame_equal(pd.DataFrame(compact), pd.DataFrame(everything[list(COMPACT_COLUMNS)]))
+    picked = export.events(["sequence", "direction", "pixels"])
+    assert list(picked.columns) == ["sequence", "direction", "pixels"]
+    assert picked["pixels"].dropna().tolist() == [50]
+    with pytest.raises(ValueError, match=r"unknown event column.*'colour'.*'compact', 'all'"):
+        export.events(["sequence", "colour"])
+
+
+def _cells(html: str) -> list[str]:
+    """The text of every <td> of ``html`` (tags stripped)."""
+    return [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", html)]
+
+
+@pytest.mark.parametrize("backend", ["scripted"])
+def test_html_tables_show_every_column_and_whole_left_aligned_sentences(
+    transport: Transport, login_url: str
+) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url)
+        s.toggle(page.find(role="checkbox"))
+        s.scroll("down", 0)
+        plans = s.replay_validate_all(progress=False)
+        events = s.trace.events(columns="all")
+        export_html = s.trace.export()._repr_html_()
+    assert isinstance(plans, pd.DataFrame) and isinstance(events, pd.DataFrame)
+    html = plans._repr_html_()
+    longest = max(plans["summary"], key=len)
+    assert len(longest) > pd.get_option("display.max_colwidth")  # pandas itself would cut it
+    assert longest in _cells(html) and "…" not in html and "..." not in html
+    summary_cells = re.findall(r"<td style='([^']*)'>(?:Refused|Could be)", html)
+    assert len(summary_cells) == len(plans) and all("text-align:left" in style for style in summary_cells)
+    assert re.search(r"<td style='text-align:right[^']*'>3</td>", html)  # numbers stay right-aligned
+    headers = re.findall(r"<th style=[^>]*>(.*?)</th>", events._repr_html_())
+    assert headers == list(TYPED)  # 21 columns: more than pandas' notebook default of 20 shows
+    assert all(name in repr(events) for name in TYPED)  # the text repr hides no column either
+    assert "…" not in export_html and all(f">{name}</th>" in export_html for name in COMPACT_COLUMNS)
+    assert type(plans[plans["status"] == "refused"]) is pd.DataFrame  # computations give plain frames

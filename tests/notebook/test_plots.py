@@ -1,0 +1,169 @@
+"""Trace plots: retained bytes and events with drops marked where they happened, durations by outcome.
+
+Drawn with matplotlib's Agg backend; the assertions read the artists' data (marker positions,
+line values, colours), checked against counters and events the test observed itself.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from datetime import datetime
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+import plasmate_nb.notebook as nb
+from plasmate_nb.client.base import ToolError, Transport
+from plasmate_nb.notebook.plots import DROP_MARKS, OUTCOME_COLOURS, TraceFigure
+from plasmate_nb.trace.compact import compact_json
+
+matplotlib.use("Agg")
+
+pytestmark = pytest.mark.parametrize("backend", ["scripted"])  # drawing needs no browser
+
+
+def _collection(axes, label: str):
+    found = [c for c in axes.collections if c.get_label() == label]
+    assert len(found) <= 1, label
+    return found[0] if found else None
+
+
+def _xs(axes, label: str) -> list[float]:
+    collection = _collection(axes, label)
+    return [] if collection is None else [float(x) for x, _ in collection.get_offsets()]
+
+
+def _line(axes, label: str):
+    (line,) = [line for line in axes.get_lines() if line.get_label() == label]
+    return line
+
+
+def test_live_plot_marks_each_eviction_and_clear_at_its_sequence(
+    transport: Transport, login_url: str
+) -> None:
+    evictions, clears, observed = [], [], []
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        status = s.trace.status()
+        observed.append((status.next_sequence - 1, status.retained_bytes))
+        while len(evictions) < 3:  # watched after every action, as the dashboard does
+            s.scroll("down", 0)
+            now = s.trace.status()
+            if now.evicted_events > status.evicted_events:
+                evictions.append((now.next_sequence - 1, now.retained_bytes))
+            status = now
+            observed.append((status.next_sequence - 1, status.retained_bytes))
+        s.trace.clear()
+        clears.append(status.next_sequence - 1)
+        observed.append((status.next_sequence - 1, 0))
+        s.scroll("down", 0)
+        figure = s.trace.plot(x="sequence")
+        final = s.trace.status()
+        observed.append((final.next_sequence - 1, final.retained_bytes))
+    assert isinstance(figure, TraceFigure) and final.evicted_events == len(evictions)
+    bytes_axes, events_axes = figure.axes_by_name["bytes"], figure.axes_by_name["events"]
+    for axes in (bytes_axes, events_axes):
+        assert _xs(axes, "eviction") == [sequence for sequence, _ in evictions]
+        assert _xs(axes, "clear") == clears
+        assert _xs(axes, "oversized drop") == []
+    line = _line(bytes_axes, "retained, as watched")
+    assert list(zip(line.get_xdata(), line.get_ydata(), strict=True)) == observed
+    eviction = _collection(bytes_axes, "eviction")
+    assert [tuple(offset) for offset in eviction.get_offsets()] == evictions
+    assert matplotlib.colors.to_hex(eviction.get_facecolor()[0]) == DROP_MARKS["evicted_events"][2]
+    bound = [line for line in bytes_axes.get_lines() if line.get_label().startswith("bound")]
+    assert bound and set(bound[0].get_ydata()) == {49_152}
+
+
+def test_live_plot_has_a_notebook_time_axis_kept_out_of_the_trace(
+    transport: Transport, login_url: str
+) -> None:
+    started = datetime.now()
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        s.trace.status()
+        s.scroll("down", 0)
+        s.trace.status()
+        figure = s.trace.plot()  # x="time" by default for a live session
+        export = s.trace.export()
+    ended = datetime.now()
+    line = _line(figure.axes_by_name["events"], "retained, as watched")
+    times = list(line.get_xdata())
+    assert all(isinstance(t, datetime) and started <= t <= ended for t in times) and times == sorted(times)
+    assert line.get_ydata().tolist() == [1, 2]
+    assert "not part of the trace" in figure.axes_by_name["events"].get_xlabel()
+    assert nb.load_trace(export.payload) == export  # the schema-closed export gained nothing
+    assert not any(key in json.dumps(export.payload) for key in ("first_seen", "observation", "wall"))
+    with pytest.raises(ValueError, match="x='sequence'"):
+        from plasmate_nb.notebook.plots import plot_trace
+
+        plot_trace(export.payload, x="time")
+
+
+def test_export_plot_from_a_file_marks_oversized_gaps_and_the_unknown_span(
+    transport: Transport, login_url: str, tmp_path: Path
+) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url)
+        for _ in range(3):
+            s.toggle(page.find(role="checkbox"))
+        s.scroll("down", 0)
+        s.scroll("down", 0)
+        recorded = s.trace.export().payload
+    # As if sequence 1 had been evicted and 3 and 5 had been too large to keep: an export has
+    # only the survivors and the counters.
+    payload = copy.deepcopy(recorded)
+    payload["events"] = [e for e in payload["events"] if e["sequence"] not in (1, 3, 5)]
+    kept = payload["events"]
+    payload.update(
+        retained_events=len(kept),
+        retained_bytes=sum(len(compact_json(e).encode()) for e in kept),
+        evicted_events=1,
+        oversized_events=2,
+    )
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    figure = nb.load_trace(path).plot()
+    for name, totals in (("bytes", list(itertools.accumulate(len(compact_json(e).encode()) for e in kept))),
+                         ("events", list(range(1, len(kept) + 1)))):  # fmt: skip
+        axes = figure.axes_by_name[name]
+        line = _line(axes, "events retained now, accumulated")
+        assert (
+            line.get_xdata().tolist() == [e["sequence"] for e in kept] and line.get_ydata().tolist() == totals
+        )
+        assert _xs(axes, "oversized drop") == [3, 5]  # gaps after the first retained event
+        assert _xs(axes, "eviction") == [] and _xs(axes, "clear") == []
+        (span,) = [p for p in axes.patches if p.get_label().startswith("sequences 1–1:")]
+        assert "1 evicted, 0 cleared, 0 oversized" in span.get_label()
+        assert axes.get_xlabel() == "sequence"
+
+
+def test_durations_by_action_coloured_by_outcome(transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url)
+        s.type_text(page.find(label="Email"), "plotted@example.test")
+        with pytest.raises(ToolError):
+            s.type_text(page.find(role="button", text="Sign in"), "not a text box")
+        s.scroll("down", 0)
+        export = s.trace.export()
+    figure = export.plot()
+    axes = figure.axes_by_name["durations"]
+    actions = [tick.get_text() for tick in axes.get_xticklabels()]
+    assert actions == list(dict.fromkeys(export.events()["action"]))
+    events = export.payload["events"]
+    for outcome, colour in OUTCOME_COLOURS.items():
+        collection = _collection(axes, outcome)
+        chosen = [e for e in events if e["outcome"] == outcome]
+        assert chosen and collection is not None
+        offsets = collection.get_offsets()
+        assert [round(x) for x, _ in offsets] == [actions.index(e["action"]) for e in chosen]
+        assert [y for _, y in offsets] == [e["duration_ms"] for e in chosen]
+        assert matplotlib.colors.to_hex(collection.get_facecolor()[0]) == colour
+    assert [e["action"] for e in events if e["outcome"] == "error"] == ["type_text"]
+    png = figure._repr_png_()
+    assert png.startswith(b"\x89PNG") and "plotted@example.test" not in " ".join(
+        t.get_text() for t in figure.findobj(matplotlib.text.Text)
+    )
