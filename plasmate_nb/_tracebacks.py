@@ -48,7 +48,10 @@ class HintedError(Exception):
     hint: str | None = None
 
     def with_hint(self, hint: str | None) -> Self:
-        """Set the hint (once; later calls do nothing) and return the error."""
+        """Set the hint (once; later calls do nothing) and return the error.
+
+        >>> raise ToolError("click", "Element not found: e_1").with_hint("pick an id from page.elements")
+        """
         if hint and self.hint is None:
             self.hint = hint
             self.add_note(HINT_PREFIX + hint)
