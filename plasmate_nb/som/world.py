@@ -1,0 +1,187 @@
+"""The isolated JavaScript world the SOM compiler runs in, and the way back to Playwright.
+
+Why: the page's main world belongs to the page. A page that replaces ``Map``,
+``Array.prototype.push`` or ``Element.prototype.getAttribute`` there could hide its own
+controls from the SOM, or shape the state fingerprint replay validation relies on. An
+isolated world shares the DOM but has its own globals, prototypes and DOM wrappers, so
+nothing the page's scripts do to them reaches code running there.
+
+Which world: Playwright's own utility world of the main frame. It is the world where
+Playwright runs content-script selector engines, and such an engine (``plasmate_som=``)
+is the one tamper-proof way to hand Playwright a node: the engine returns the node from
+our id→node map, Playwright adopts it by node identity and acts on it with its real input
+and actionability checks. No attribute, no main-world global, nothing the page could forge.
+
+How: a CDP session of ours listens to ``Runtime.executionContextCreated`` to learn that
+world's ``executionContextId`` (a new one with every document) and runs the compiler there
+with ``Runtime.evaluate``. When the context is unknown (a navigation, a crash, a world not
+created yet) it re-reads the context list and, if needed, asks Playwright to create the
+world by running a query through the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import weakref
+from typing import Any
+
+from playwright.async_api import CDPSession, ElementHandle, Page
+from playwright.async_api import Error as PlaywrightError
+
+# The compiler object's name on the utility world's global object (the page cannot see it).
+WORLD_GLOBAL = "__plasmate_som"
+ENGINE_NAME = "plasmate_som"
+# What a call answers in a world whose compiler object is gone (it is installed again).
+MISSING = "__plasmate_som_missing__"
+UTILITY_WORLD_PREFIX = "__playwright_utility_world_"  # Playwright's name for that world
+# Element ids are ours (e_<hex>[_n], e_summary_<n>); anything else is never looked up.
+ELEMENT_ID = re.compile(r"[A-Za-z0-9_]{1,80}")
+
+# `plasmate_som=<key>/<id>`: the node kept under <id> by the compile <key>, or nothing.
+ENGINE_SOURCE = (
+    "{ query(root, body) {"
+    " const api = globalThis." + WORLD_GLOBAL + ";"
+    " if (!api) return null;"
+    " const cut = body.indexOf('/');"
+    " return cut > 0 ? api.resolve(+body.slice(0, cut), body.slice(cut + 1), []) : null; },"
+    " queryAll(root, body) { const n = this.query(root, body); return n ? [n] : []; } }"
+)
+
+_registered: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+async def ensure_engine(page: Page) -> None:
+    """Register the ``plasmate_som`` content-script engine with the page's Playwright (once)."""
+    browser = page.context.browser
+    if browser is None:
+        raise PlaywrightError("the SOM needs a page of a Browser (no persistent contexts)")
+    # playwright-python offers no public way from a page to its Playwright object's selectors.
+    selectors = browser.browser_type._impl_obj._playwright.selectors
+    if selectors in _registered:
+        return
+    try:
+        await selectors.register(ENGINE_NAME, ENGINE_SOURCE, None, True)
+    except PlaywrightError as error:
+        if "already registered" not in str(error):
+            raise
+    _registered.add(selectors)
+
+
+class IsolatedWorld:
+    """The main frame's utility world of one page, reached over a CDP session of ours."""
+
+    def __init__(self, page: Page, cdp: CDPSession, frame_id: str) -> None:
+        self._page = weakref.ref(page)
+        self._cdp = cdp
+        self._frame_id = frame_id
+        # uniqueId, not id: ids restart in a new renderer process (a cross-site navigation)
+        self._context: str | None = None
+        self._installed: str | None = None  # the context the compiler object was installed in
+        self._created = asyncio.Event()
+        self.released: list[int] = []  # compile keys whose maps the next call drops
+        cdp.on("Runtime.executionContextCreated", self._on_created)
+        cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
+        cdp.on("Runtime.executionContextsCleared", self._on_cleared)
+
+    def __repr__(self) -> str:
+        return f"IsolatedWorld(context={self._context})"
+
+    def _on_created(self, event: dict[str, Any]) -> None:
+        context = event.get("context") or {}
+        aux = context.get("auxData") or {}
+        name = context.get("name")
+        if (
+            aux.get("frameId") == self._frame_id
+            and isinstance(name, str)
+            and name.startswith(UTILITY_WORLD_PREFIX)
+        ):
+            self._context = context.get("uniqueId")
+            self._created.set()
+
+    def _on_destroyed(self, event: dict[str, Any]) -> None:
+        if event.get("executionContextUniqueId") == self._context:
+            self._context = None
+
+    def _on_cleared(self, _event: dict[str, Any]) -> None:
+        self._context = None
+
+    def take_released(self) -> str:
+        keys, self.released = self.released, []
+        return ",".join(map(str, keys))
+
+    async def _context_id(self) -> str:
+        if self._context is None:
+            # Re-enabling replays every live context before it answers.
+            await self._cdp.send("Runtime.disable")
+            await self._cdp.send("Runtime.enable")
+        while self._context is None:
+            page = self._page()
+            if page is None:
+                raise PlaywrightError("page closed")
+            self._created.clear()
+            # A query through our content-script engine makes Playwright create the world.
+            await page.main_frame.query_selector(f"{ENGINE_NAME}=0/-")
+            if self._context is None:
+                await self._created.wait()
+        return self._context
+
+    async def evaluate(self, expression: str, install: str) -> Any:
+        """``expression``'s value in the world, after ``install`` in a context that lacks it.
+
+        A context that vanishes under the call (a navigation) is looked up again; a
+        context that lost the compiler object (``MISSING``) gets it installed.
+        """
+        for attempt in range(3):
+            context = await self._context_id()
+            source = expression if self._installed == context else install + ";\n" + expression
+            try:
+                answer = await self._cdp.send(
+                    "Runtime.evaluate",
+                    {"expression": source, "uniqueContextId": context, "returnByValue": True},
+                )
+            except PlaywrightError:
+                if attempt == 2:
+                    raise
+                if self._context == context:  # gone before its event came: look again
+                    self._context = None
+                continue
+            if "exceptionDetails" in answer:
+                return {"error": "internal error"}
+            value = answer.get("result", {}).get("value")
+            if value == MISSING and source is expression:
+                self._installed = None
+                continue
+            self._installed = context
+            return value
+        raise PlaywrightError("the isolated world kept vanishing")
+
+    async def resolve(self, key: int, element_id: str) -> ElementHandle | None:
+        """The live element kept under ``element_id`` by compile ``key``; None if gone."""
+        page = self._page()
+        if page is None or not ELEMENT_ID.fullmatch(element_id):
+            return None
+        await ensure_engine(page)
+        return await page.main_frame.query_selector(f"{ENGINE_NAME}={key}/{element_id}")
+
+
+_worlds: weakref.WeakKeyDictionary[Page, IsolatedWorld] = weakref.WeakKeyDictionary()
+_opening: weakref.WeakKeyDictionary[Page, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+async def world_of(page: Page) -> IsolatedWorld:
+    """The page's isolated world (its CDP session is opened on first use)."""
+    world = _worlds.get(page)
+    if world is not None:
+        return world
+    lock = _opening.setdefault(page, asyncio.Lock())
+    async with lock:
+        world = _worlds.get(page)
+        if world is None:
+            await ensure_engine(page)
+            cdp = await page.context.new_cdp_session(page)
+            tree = await cdp.send("Page.getFrameTree")
+            world = IsolatedWorld(page, cdp, tree["frameTree"]["frame"]["id"])
+            await cdp.send("Runtime.enable")
+            _worlds[page] = world
+    return world
