@@ -27,6 +27,8 @@
 //     (custom elements, div/span hosts) becomes a `group` element carrying `shadow`,
 //     and its light-DOM children are then walked as before.
 //  D7 `url` is location.href; origin is the tuple origin of location (punycode host).
+//  D8 wrapped labels: a control that is the first labelable descendant of a <label>
+//     without `for` and has no id takes the label's text as its `label` (rule 3's place).
 (function compileSom(budgetMs) {
   "use strict";
 
@@ -608,7 +610,7 @@
 
   // ---- label index (docs/contract.md#labels), one per tree scope (document body, each shadow root), lazy
   function makeScope(root) {
-    return { root, ids: null, idTexts: { __proto__: null }, fors: null };
+    return { root, ids: null, idTexts: { __proto__: null }, fors: null, wrapped: null };
   }
   function scopeIds(scope) {
     if (scope.ids === null) {
@@ -652,36 +654,52 @@
     }
     return normalizeText(joinList(parts, " "));
   }
-  function byForText(scope, id) {
-    if (scope.fors === null) {
-      const fors = { __proto__: null };
-      const labels = scope.root.querySelectorAll("label");
-      for (let i = 0; i < labels.length; i++) {
-        const label = labels[i];
-        try {
-          if (inStrippedSubtree(label, scope.root)) continue;
-          let target = null;
-          const forAttr = label.getAttribute("for");
-          if (forAttr !== null) {
-            const t = trimWs(forAttr);
-            if (t !== "") target = t;
-          } else {
-            const inner = label.querySelectorAll("button,input,meter,output,progress,select,textarea");
-            for (let j = 0; j < inner.length && target === null; j++) {
-              const innerId = inner[j].getAttribute("id");
-              if (innerId !== null && innerId !== "") target = innerId;
-            }
+  // The label index of `scope`: `fors` (reference by_for) and, D8, `wrapped`: the first
+  // labelable descendant of a <label> without `for` when that control has no id, with the
+  // label's text (the accessible name a browser computes; the reference gives it none).
+  function labelIndex(scope) {
+    if (scope.fors !== null) return scope;
+    const fors = { __proto__: null };
+    const wrapped = useMap ? new NativeMap() : null;
+    const labels = scope.root.querySelectorAll("label");
+    for (let i = 0; i < labels.length; i++) {
+      const label = labels[i];
+      try {
+        if (inStrippedSubtree(label, scope.root)) continue;
+        let target = null;
+        let bare = null;
+        const forAttr = label.getAttribute("for");
+        if (forAttr !== null) {
+          const t = trimWs(forAttr);
+          if (t !== "") target = t;
+        } else {
+          const inner = label.querySelectorAll("button,input,meter,output,progress,select,textarea");
+          for (let j = 0; j < inner.length && target === null; j++) {
+            const innerId = inner[j].getAttribute("id");
+            if (innerId !== null && innerId !== "") target = innerId;
+            else if (j === 0) bare = inner[j];
           }
-          if (target === null) continue;
-          const text = normalizeText(joinList(labelText(label, []), " "));
-          if (text !== "") fors[target] = text;
-        } catch (e) {
-          if (e === BUDGET) throw e;
         }
+        if (target === null && bare === null) continue;
+        const text = normalizeText(joinList(labelText(label, []), " "));
+        if (text === "") continue;
+        if (target !== null) fors[target] = text;
+        if (bare !== null && wrapped !== null) wrapped.set(bare, text);
+      } catch (e) {
+        if (e === BUDGET) throw e;
       }
-      scope.fors = fors;
     }
-    const text = scope.fors[id];
+    scope.fors = fors;
+    scope.wrapped = wrapped;
+    return scope;
+  }
+  function byForText(scope, id) {
+    const text = labelIndex(scope).fors[id];
+    return text === undefined ? null : text;
+  }
+  function wrappedText(scope, el) {
+    const wrapped = labelIndex(scope).wrapped;
+    const text = wrapped === null ? undefined : wrapped.get(el);
     return text === undefined ? null : text;
   }
 
@@ -801,7 +819,8 @@
     return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null };
   }
   function resolveLabel(el, tag, text, scope) {
-    const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope) : null;
+    const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope)
+      : LABELABLE[tag] === 1 ? wrappedLabel(el, text, scope) : null;
     if (fromAttrs !== null || tag !== "fieldset") return fromAttrs;
     return childText(el, "legend");
   }
@@ -817,9 +836,12 @@
       if (t !== text) return t;
     }
     const id = el.getAttribute("id");
-    if (id !== null) {
+    if (id !== null && id !== "") {
       const t = byForText(scope, id);
       if (t !== null && t !== text) return t;
+    } else if (LABELABLE[tag] === 1) {
+      const t = wrappedLabel(el, text, scope);
+      if (t !== null) return t;
     }
     const title = el.getAttribute("title");
     if (title !== null && title !== "") {
@@ -838,6 +860,10 @@
       }
     }
     return null;
+  }
+  function wrappedLabel(el, text, scope) { // D8
+    const t = wrappedText(scope, el);
+    return t !== null && t !== text ? t : null;
   }
   function putRaw(attrs, el, name, key) {
     const v = el.getAttribute(name);
@@ -1108,7 +1134,7 @@
       }
       rec.label = resolveLabel(el, tag, text, scope);
       rec.hints = classHints(el);
-    } else if (tag === "fieldset") rec.label = resolveLabel(el, tag, text, scope); // legend rule needs no attributes
+    } else if (tag === "fieldset" || LABELABLE[tag] === 1) rec.label = resolveLabel(el, tag, text, scope); // legend, D8 need no attributes
     const attrs = { __proto__: null };
     tagAttrs(el, tag, attrs, fsDisabled && FS_DISABLE_TAGS[tag] === 1);
     if (withAttrs) globalAttrs(el, attrs, scope);
