@@ -33,7 +33,8 @@ def _texts(obj: Any) -> list[str]:
 
 
 def _frame_texts(frame: Any) -> list[str]:
-    return [frame.to_string(), frame.to_html(), *(str(v) for v in frame.to_numpy().ravel())]
+    shown = [frame.to_string(), frame.to_html(), getattr(frame, "_repr_html_", frame.to_html)()]
+    return [*shown, *(str(v) for v in frame.to_numpy().ravel())]
 
 
 def _surfaces(s: nb.Session, extra: list[Any]) -> list[str]:
@@ -42,7 +43,7 @@ def _surfaces(s: nb.Session, extra: list[Any]) -> list[str]:
         texts += _texts(obj)
     if s.page is not None:
         texts += _frame_texts(s.page.elements)
-    texts += _frame_texts(s.trace.events())
+    texts += _frame_texts(s.trace.events(columns="all"))
     texts += _frame_texts(s.replay_validate_all(progress=False))
     dashboard, panel = s.trace.dashboard(), s.replay_panel()
     texts += [*_texts(dashboard), dashboard.snapshot_html(), *_texts(panel)]
@@ -82,7 +83,7 @@ def test_typed_and_selected_secrets_never_show(transport: Transport, login_url: 
         surfaces = _surfaces(s, errors) + [str(e) for e in errors]
         assert s.trace.events()["redacted_bytes"].tolist()[1] == len(secret)
         final = s.close()
-    _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events()))
+    _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events(columns="all")))
 
 
 @SETTINGS
@@ -110,7 +111,7 @@ def test_url_secrets_never_show(transport: Transport, site_url: str, secret: str
             errors.append(error)
         surfaces = _surfaces(s, errors) + [str(e) for e in errors] + [repr(e) for e in errors]
         final = s.close()
-    _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events()))
+    _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events(columns="all")))
 
 
 @SETTINGS

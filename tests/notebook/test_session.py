@@ -38,7 +38,7 @@ def test_sync_session_flow(transport: Transport, login_url: str) -> None:
         assert (
             isinstance(status, nb.TraceStatus) and status.retained_events == 14 and status.next_sequence == 15
         )
-        events = s.trace.events()
+        events = s.trace.events(columns="all")
         assert events["action"].tolist() == [
             "open_page", "type_text", "type_text", "select_option", "toggle", "clear", "evaluate", "type_text",
             "type_text", "scroll", "scroll", "evaluate", "click", "navigate_to",
@@ -93,7 +93,7 @@ def test_cookies_are_readable_but_never_displayed(transport: Transport, login_ur
         assert isinstance(cookies, nb.Cookies) and len(cookies) == 1 and cookies[0]["value"] == "v4lue-cookie"
         assert "v4lue-cookie" not in repr(cookies) + cookies._repr_html_() and "sid" not in repr(cookies)
         assert s.clear_cookies(name="sid") == 1 and len(s.cookies()) == 0
-        row = s.trace.events().iloc[-2]
+        row = s.trace.events(columns="all").iloc[-2]
         assert (row["action"], row["cookie_count"], row["redacted_fields"]) == ("set_cookies", 1, "cookies")
 
 

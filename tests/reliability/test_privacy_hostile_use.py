@@ -217,14 +217,14 @@ def _notebook_surfaces(url: str, sites: Sites, secret: str) -> list[str]:
             *_texts(dashboard),
             *_texts(panel),
         ]
-        texts += _frame(s.trace.events()) + _frame(s.replay_validate_all(progress=False))
+        texts += _frame(s.trace.events(columns="all")) + _frame(s.replay_validate_all(progress=False))
         for sequence in s.trace.export().events()["sequence"].tolist():
             texts += _texts(s.replay_validate(sequence, confirmed=True))
         texts += _texts(s.trace.clear())
         dashboard.stop()
         panel.stop()
         final = s.close()
-    return texts + _texts(final) + _frame(final.events())
+    return texts + _texts(final) + _frame(final.events(columns="all"))
 
 
 @SIZED
