@@ -190,6 +190,7 @@ def test_inspector_calls_every_catalogue_tool_over_http(
         "inspect_page": lambda: {"url": login},
         "cache_status": dict,
         "screenshot_page": lambda: {"url": login, "width": 320, "height": 200},
+        "page_som": lambda: {**session, "selector": "form"},
     }
     names = [tool.name for tool in TOOLS]
     assert sorted(arguments) == sorted(names), "a catalogue tool has no arguments here (or one is stale)"
@@ -207,6 +208,7 @@ def test_inspector_calls_every_catalogue_tool_over_http(
     assert image["type"] == "image" and image["mimeType"] == "image/png"
     assert base64.b64decode(image["data"])[:8] == b"\x89PNG\r\n\x1a\n"
     assert payload(answered["fetch_page"])["title"] == "Sign in"
+    assert {region["role"] for region in payload(answered["page_som"])["regions"]} == {"form"}
     assert payload(answered["close_page"])["closed"] is True
     report = payload(answered["ard_discover"])
     assert report["sources"], report
