@@ -8,6 +8,10 @@ Privacy: typed text, selected values, cookie values and URLs are passed to the t
 and dropped; they are never stored on the session. Tool errors that echo one of them
 (``Option not found: <value>``, ``Failed to fetch <url>: ...``) are re-raised scrubbed and
 without the transport's traceback (whose frames hold the arguments).
+
+Errors a user causes carry a hint on what to do (``plasmate_nb.errors``): a tool error's text
+stays the contract's, the hint comes under it; an unknown option lists what the select offers,
+read from the page's SOM (never the value asked for).
 """
 
 from __future__ import annotations
@@ -20,9 +24,12 @@ import operator
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 
+from .. import errors
+from .._tracebacks import HintedError
 from ..client.base import ToolError, Transport
 from ..tools.catalogue import TRACE_CHANGING_TOOLS
 from ._sightings import Sightings
@@ -45,6 +52,14 @@ TraceListener = Callable[[str], Awaitable[None] | None]
 
 
 REMOTE_POLL_SECONDS = 1.0
+
+
+class SessionStateError(HintedError, RuntimeError):
+    """The call needs a browser session in another state (none open yet, one already open, closed).
+
+    >>> s.close()
+    >>> s.trace.events()      # SessionStateError: no open browser session: this session was closed
+    """
 
 
 #: Refusals whose sequence names no event of this trace (so there is no action to look up).
@@ -246,6 +261,7 @@ class AsyncSession:
             payload = await transport.call(tool, arguments)
         except ToolError as error:
             failure = scrubbed(error, secrets)
+            failure.with_hint(self._hint(failure.message, arguments))
         if notify:
             await self._notify(tool)
         if failure is not None:
@@ -259,9 +275,23 @@ class AsyncSession:
                 if inspect.isawaitable(result):
                     await result
 
+    def _hint(self, message: str, arguments: dict[str, Any]) -> str | None:
+        """What to do about a tool error, from what this notebook knows (the page's SOM, the URL given)."""
+        if errors.OPTION_NOT_FOUND_WORDS in message and self._page is not None:
+            options = self._page._select_options(arguments.get("element_id"))
+            if options:
+                return errors.options_hint(options)
+        if errors.UNSUPPORTED_SCHEME_WORDS in message:
+            suggestion = _with_http(arguments.get("url"))
+            if suggestion is not None:
+                return errors.missing_scheme_hint(suggestion)
+        return errors.tool_error_hint(message)
+
     def _require_session(self) -> str:
         if self._session_id is None:
-            raise RuntimeError("no open browser session: call open(url) first")
+            closed = self._final_trace is not None
+            hint = errors.FINAL_TRACE_HINT if closed else errors.OPEN_FIRST_HINT
+            raise SessionStateError(errors.no_open_session(closed)).with_hint(hint)
         return self._session_id
 
     async def _act(self, tool: str, arguments: dict[str, Any], secrets: Iterable[str] = ()) -> Page:
@@ -280,9 +310,7 @@ class AsyncSession:
         >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
         """
         if self._session_id is not None:
-            raise RuntimeError(
-                "this session already has an open browser session; close() it or start a new one"
-            )
+            raise SessionStateError(errors.ALREADY_OPEN).with_hint(errors.ALREADY_OPEN_HINT)
         payload = await self._call("open_page", {"url": url, "trace": trace}, url_secrets(url))
         self._session_id = payload["session_id"]
         self._final_trace = None
@@ -669,6 +697,27 @@ class AsyncTrace:
         dashboard = TraceDashboard(self._session, self._session._loop, poll_interval)  # type: ignore[arg-type]
         await dashboard.arefresh()
         return dashboard
+
+
+def _with_http(url: object) -> str | None:
+    """``url`` with the ``http://`` it lacks, reduced to its origin (``/…`` for the rest), or None.
+
+    Only when ``url`` starts with a host (``localhost:8888/x``, ``example.com/x``), not with
+    another scheme (``mailto:``) or a path. The path, query and fragment are never shown: a
+    trace keeps them secret.
+    """
+    if not isinstance(url, str) or "://" in url:
+        return None
+    try:
+        parts = urlsplit("http://" + url)
+        port = parts.port
+        scheme = urlsplit(url).scheme
+    except ValueError:
+        return None
+    if not parts.hostname or scheme not in ("", parts.hostname):
+        return None
+    rest = "/…" if parts.path.strip("/") or parts.query or parts.fragment else "/"
+    return f"http://{parts.hostname}{f':{port}' if port else ''}{rest}"
 
 
 def _remote_transport(url: str | None, token: str | None, command: Sequence[str] | None) -> Transport:

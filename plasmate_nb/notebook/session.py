@@ -11,6 +11,10 @@ its counterpart once, at import:
 
 Each counterpart keeps the async member's name, parameters and docstring (``functools.wraps``);
 its return annotation names the sync class. ``tests/notebook/test_api_surface.py`` checks this.
+
+An error a user caused (a :class:`~plasmate_nb._tracebacks.HintedError`) is raised again here,
+at the public call, with the background loop's frames dropped: the user sees their call and
+the cause, not ``run_sync``, ``concurrent.futures`` and the core's internals.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from .._loop import run_sync
+from .._tracebacks import HintedError
 from ..client.base import Transport
 from ._session import AsyncSession, AsyncTrace
 
@@ -60,6 +65,16 @@ def _adopt(wrapper: Callable[..., Any], original: Callable[..., Any], owner: typ
     return wrapper
 
 
+def _run(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """``run_sync(coroutine)``; a user's error comes out with its traceback starting here."""
+    __tracebackhide__ = True  # IPython: not a frame for the user
+    try:
+        return run_sync(coroutine)
+    except HintedError as error:
+        failure = error
+    raise failure.with_traceback(None)  # outside the except block: no chained copy of itself
+
+
 async def _on_loop(result: Any) -> Any:
     """Await ``result`` if it is awaitable (run on the background loop)."""
     return await result if inspect.isawaitable(result) else result
@@ -79,17 +94,20 @@ def _sync_member(owner: type, name: str, member: Any) -> Any:
         function = member.__func__
 
         def construct(cls: type, *args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
+
             async def build() -> Any:  # built on the loop that will use its transport
                 return await _on_loop(function(cls._ASYNC, *args, **kwargs))
 
-            return _to_sync(run_sync(build()))
+            return _to_sync(_run(build()))
 
         return classmethod(_adopt(construct, function, owner))
     if inspect.iscoroutinefunction(member):
 
         def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
             coroutine: Coroutine[Any, Any, Any] = getattr(self._core, name)(*args, **kwargs)
-            return _to_sync(run_sync(coroutine))
+            return _to_sync(_run(coroutine))
 
         return _adopt(call, member, owner)
     if inspect.isfunction(member):
@@ -143,7 +161,7 @@ class Session:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        run_sync(self._core.__aexit__(*exc_info))
+        _run(self._core.__aexit__(*exc_info))
 
     def __repr__(self) -> str:
         return repr(self._core).replace("AsyncSession", "Session", 1)

@@ -68,8 +68,9 @@ def test_find_errors_are_lookup_errors_with_near_matches(transport: Transport, l
 def test_tool_errors_surface_as_tool_error(transport: Transport, login_url: str) -> None:
     with nb.Session(transport) as s:
         s.open(login_url)
-        with pytest.raises(ToolError, match=r"^Element not found: e_missing$"):
+        with pytest.raises(ToolError) as missing:
             s.click("e_missing")
+        assert str(missing.value) == "Element not found: e_missing"  # the contract's text; the hint is a note
         with pytest.raises(RuntimeError, match="already has an open browser session"):
             s.open(login_url)
         assert s.trace.events()["outcome"].tolist()[-1] == "error"

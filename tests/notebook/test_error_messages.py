@@ -1,0 +1,307 @@
+"""What a notebook user reads when something goes wrong: the cause, a hint, no internal frames.
+
+Fast: the real dispatcher over the scripted engine (the demo site's pages without a browser),
+and real MCP connections (the SDK client over streamable HTTP and stdio) for the connection
+errors. ``test_errors_in_kernel.py`` checks the same errors as a Jupyter kernel renders them.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import sys
+import traceback
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from hypothesis import given
+from hypothesis import strategies as st
+
+import plasmate_nb
+import plasmate_nb.notebook as nb
+from plasmate_nb import errors
+from plasmate_nb._tracebacks import HintedError, user_frames
+from plasmate_nb.client.base import ToolError, Transport
+from plasmate_nb.client.mcp import HttpTransport, ServerConnectionError, StdioTransport, resolve_command
+from plasmate_nb.demo_site import DemoSite
+from plasmate_nb.notebook._html import counted
+from plasmate_nb.notebook._session import SessionStateError, _with_http
+from plasmate_nb.server import HttpServer
+from plasmate_nb.tools import Dispatcher
+from tests.scripted_engine import ScriptedEngine
+
+PACKAGE_DIR = Path(plasmate_nb.__file__).parent
+TOKEN = "error-messages-" + "e" * 32
+
+
+@pytest.fixture
+def backend() -> str:
+    """Only the scripted engine: the messages are the dispatcher's, the hints the notebook's."""
+    return "scripted"
+
+
+@pytest.fixture
+def session(transport: Transport, login_url: str) -> Iterator[nb.Session]:
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        yield s
+
+
+def _internal_frames(error: BaseException) -> list[str]:
+    """The frames of ``error``'s traceback that run plasmate_nb code, as ``file:function``."""
+    return [
+        f"{Path(frame.filename).name}:{frame.name}"
+        for frame in traceback.extract_tb(error.__traceback__)
+        if Path(frame.filename).is_relative_to(PACKAGE_DIR)
+    ]
+
+
+# -- tool errors: the contract's text, a hint under it ---------------------------------------------
+
+
+def test_a_wrong_element_id_keeps_the_contract_text_and_adds_a_hint(session: nb.Session) -> None:
+    with pytest.raises(ToolError) as caught:
+        session.click("e_doesnotexist")
+    error = caught.value
+    assert str(error) == error.message == "Element not found: e_doesnotexist"
+    assert error.hint == errors.tool_error_hint(error.message) and "page.elements" in error.hint
+    assert error.__notes__ == [f"hint: {error.hint}"]
+    # Raised again at the public call: the background loop's frames and the core's are gone.
+    assert _internal_frames(error) == ["session.py:call", "session.py:_run"]
+    rendered = "".join(error._render_traceback_())  # outside IPython: plain text, user frames only
+    assert str(PACKAGE_DIR) not in rendered and "hint: use an id" in rendered
+
+
+def test_an_unknown_option_lists_what_the_select_offers_but_not_the_value(session: nb.Session) -> None:
+    plan = session.page.find(label="Plan")
+    with pytest.raises(ToolError) as caught:
+        session.select_option(plan, "Platinum")
+    error = caught.value
+    assert error.message == "Option not found: value of 8 bytes"  # the contract's text, unchanged
+    assert error.hint == errors.options_hint(
+        [
+            "'Free' (value 'free')",
+            "'Pro' (value 'pro')",
+            "'Team' (value 'team')",
+            "'Enterprise' (value 'enterprise')",
+        ]
+    )
+    assert "Platinum" not in error.hint
+
+
+def test_an_unknown_option_of_a_long_select_lists_a_bounded_number() -> None:
+    options = [{"text": f"Option {i}", "value": f"o{i}"} for i in range(30)]
+    options[0]["disabled"] = True
+    page = nb.Page(
+        {"regions": [{"elements": [{"id": "e_s", "role": "select", "attrs": {"options": options}}]}]}
+    )
+    listed = page._select_options("e_s")
+    assert len(listed) == nb.page.MAX_LISTED_OPTIONS + 1 and listed[-1] == "and 18 more"
+    assert listed[0] == "'Option 0' (value 'o0') (disabled)"
+    assert page._select_options("e_other") == []
+
+
+def test_a_url_without_scheme_suggests_http_and_shows_only_its_origin(session: nb.Session) -> None:
+    with pytest.raises(ToolError) as caught:
+        session.navigate("localhost:8888/private/path?q=1")
+    error = caught.value
+    assert errors.scheme_not_allowed("localhost") in error.message  # the contract's words
+    assert error.hint == errors.missing_scheme_hint("http://localhost:8888/…")
+    assert "private" not in str(error) + error.hint
+
+
+@pytest.mark.parametrize(
+    ("url", "suggestion"),
+    [
+        ("localhost:8888/x", "http://localhost:8888/…"),
+        ("example.com", "http://example.com/"),
+        ("127.0.0.1:8765/login.html#top", "http://127.0.0.1:8765/…"),
+        ("mailto:someone@example.test", None),
+        ("/login.html", None),
+        ("file:///etc/hostname", None),
+        ("localhost:99999/x", None),
+    ],
+)
+def test_with_http(url: str, suggestion: str | None) -> None:
+    assert _with_http(url) == suggestion
+
+
+@given(st.text(max_size=60))
+def test_a_suggested_url_never_shows_more_than_an_origin(url: str) -> None:
+    suggestion = _with_http(url)
+    assert suggestion is None or re.fullmatch(r"http://[^/?#@]+/(…)?", suggestion)
+
+
+def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
+    samples = [
+        errors.element_not_found("e_1"), errors.element_does_not_support("type", "e_1"), errors.NOT_A_SELECT,
+        errors.NOT_TOGGLEABLE, errors.option_not_found(3), errors.session_not_found("s_1"),
+        errors.max_sessions_reached(10), errors.NO_PAGE_LOADED, errors.timeout_after(30),
+        errors.http_error(404, "http://x/…"), errors.failed_to_fetch("http://x/…", "net::ERR_FAILED"),
+        errors.missing_field("url"), errors.outbound_blocked(errors.scheme_not_allowed("ftp")),
+    ]  # fmt: skip
+    hints = [errors.tool_error_hint(text) for text in samples]
+    assert all(hints) and len(set(hints)) == len(hints)
+    assert errors.tool_error_hint(errors.internal_error("click", "KeyError")) is None
+
+
+# -- the session's own state -----------------------------------------------------------------------
+
+
+def test_after_close_the_error_points_to_the_final_trace(transport: Transport, login_url: str) -> None:
+    s = nb.Session(transport)
+    with pytest.raises(SessionStateError) as before:
+        s.trace.status()
+    assert before.value.hint == errors.OPEN_FIRST_HINT
+    s.open(login_url)
+    with pytest.raises(SessionStateError) as again:
+        s.open(login_url)
+    assert str(again.value) == errors.ALREADY_OPEN and again.value.hint == errors.ALREADY_OPEN_HINT
+    s.close()
+    with pytest.raises(RuntimeError) as after:
+        s.trace.events()
+    assert str(after.value) == "no open browser session: this session was closed"
+    assert isinstance(after.value, SessionStateError) and "s.final_trace" in (after.value.hint or "")
+    assert len(s.final_trace.events()) > 0  # where the hint points
+
+
+def test_find_errors_have_a_hint_and_stay_lookup_errors(session: nb.Session) -> None:
+    with pytest.raises(LookupError) as caught:
+        session.page.find(label="Pasword")
+    assert isinstance(caught.value, nb.ElementNotFound) and caught.value.hint == errors.FIND_HINT
+
+
+def test_user_frames_stop_at_the_first_package_frame() -> None:
+    def user_callback() -> None:
+        raise HintedError("from a user's callback")
+
+    try:
+        list(map(lambda _: user_callback(), [0]))  # a user frame, then a builtin, then the user again
+    except HintedError as error:
+        kept = traceback.extract_tb(user_frames(error.__traceback__))
+    assert [frame.name for frame in kept] == ["test_user_frames_stop_at_the_first_package_frame", "<lambda>",
+                                               "user_callback"]  # fmt: skip
+    with pytest.raises(ToolError) as caught:
+        nb.Session(_Refusing()).attach("s_1")
+    assert [frame.name for frame in traceback.extract_tb(user_frames(caught.value.__traceback__))] == [
+        "test_user_frames_stop_at_the_first_package_frame"
+    ]
+
+
+class _Refusing:
+    """A transport whose every call is refused (``attach`` fails on its first call)."""
+
+    async def call(self, tool: str, arguments: dict[str, object]) -> object:
+        raise ToolError(tool, errors.session_not_found("s_1"))
+
+    def subscribe(self, callback: object) -> object:
+        return lambda: None
+
+
+# -- counts and the demo site ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("count", "text"), [(0, "0 cookies"), (1, "1 cookie"), (2, "2 cookies")])
+def test_counts_are_plural_unless_one(count: int, text: str) -> None:
+    assert counted(count, "cookie") == text
+    assert repr(nb.Cookies([{"name": "n", "value": "v"}] * count)).startswith(f"Cookies({text} (")
+
+
+def test_demo_site_start_returns_the_site() -> None:
+    site = DemoSite().start()
+    try:
+        assert isinstance(site, DemoSite) and site.start() is site
+        assert site.url("/login.html") == site.base_url + "/login.html"
+    finally:
+        site.stop()
+    assert repr(site) == "DemoSite(stopped)"
+
+
+# -- connecting to an MCP server -------------------------------------------------------------------
+
+
+@pytest_asyncio.fixture
+async def mcp_url() -> AsyncIterator[str]:
+    """A real MCP server over streamable HTTP on the scripted engine (on this test's loop)."""
+    server = HttpServer(Dispatcher(ScriptedEngine()), port=0, token=TOKEN)
+    await server.start()
+    try:
+        yield server.url
+    finally:
+        await server.stop()
+
+
+async def _connect_error(transport: HttpTransport | StdioTransport) -> ServerConnectionError:
+    try:
+        with pytest.raises(ServerConnectionError) as caught:
+            await transport.call("session_status", {})
+    finally:
+        await transport.aclose()
+    assert isinstance(caught.value, ConnectionError)
+    return caught.value
+
+
+async def test_a_wrong_or_missing_token_is_named(mcp_url: str) -> None:
+    wrong = await _connect_error(HttpTransport(mcp_url, token="w" * 40))
+    assert str(wrong) == errors.connect_failed(mcp_url, errors.token_refused(True))
+    assert wrong.hint == errors.TOKEN_HINT and "w" * 40 not in str(wrong) + wrong.hint
+    missing = await _connect_error(HttpTransport(mcp_url))
+    assert str(missing) == errors.connect_failed(mcp_url, errors.token_refused(False))
+
+
+@pytest.mark.parametrize("path", ["", "/", "/api"])
+async def test_a_url_without_mcp_says_did_you_mean(mcp_url: str, path: str) -> None:
+    origin = mcp_url.removesuffix("/mcp")
+    error = await _connect_error(HttpTransport(origin + path, token=TOKEN))
+    assert str(error) == errors.connect_failed(origin + path, errors.not_an_mcp_endpoint(404))
+    assert error.hint == errors.mcp_path_hint(mcp_url)
+
+
+async def test_nothing_listening_says_how_to_start_the_server() -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    error = await _connect_error(HttpTransport(f"http://127.0.0.1:{port}/mcp", token=TOKEN))
+    assert str(error) == errors.connect_failed(f"http://127.0.0.1:{port}/mcp", errors.NOTHING_LISTENS)
+    assert error.hint == errors.start_server_hint(port) and f"--port {port}" in error.hint
+
+
+async def test_a_failed_connection_is_tried_again_on_the_next_call(mcp_url: str) -> None:
+    transport = HttpTransport(mcp_url, token=TOKEN)
+    transport._headers = {"Authorization": "Bearer " + "w" * 40}  # refused once...
+    with pytest.raises(ServerConnectionError):
+        await transport.call("session_status", {})
+    transport._headers = {"Authorization": f"Bearer {TOKEN}"}  # ...then the right token
+    try:
+        assert (await transport.call("session_status", {}))["active_sessions"] == 0
+    finally:
+        await transport.aclose()
+
+
+async def test_a_missing_command_says_what_to_run_instead() -> None:
+    error = await _connect_error(StdioTransport(["plasmate-nb-missing", "serve"]))
+    assert str(error) == errors.command_not_found("plasmate-nb-missing", str(Path(sys.executable).parent))
+    assert error.hint == errors.COMMAND_HINT
+
+
+def test_a_bare_command_is_found_beside_this_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    here = Path(sys.executable).parent
+    monkeypatch.setenv("PATH", "/nonexistent")  # a kernel started without the environment's bin
+    assert resolve_command(Path(sys.executable).name) == str(here / Path(sys.executable).name)
+    assert resolve_command("plasmate-nb-missing") == "plasmate-nb-missing"
+    assert resolve_command("/bin/sh") == "/bin/sh"
+    monkeypatch.setenv("PATH", str(here))
+    assert resolve_command(Path(sys.executable).name) == Path(sys.executable).name
+
+
+async def test_plasmate_nb_runs_from_a_path_without_its_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not (Path(sys.executable).parent / "plasmate-nb").is_file():
+        pytest.skip("plasmate_nb is not installed with its console script beside this Python")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    transport = StdioTransport(["plasmate-nb", "serve"])
+    try:
+        assert (await transport.call("session_status", {}))["active_sessions"] == 0
+    finally:
+        await transport.aclose()
