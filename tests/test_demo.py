@@ -19,3 +19,5 @@ def test_demo_runs_end_to_end_without_leaking_what_it_typed() -> None:
     for action in ("open_page", "type_text", "select_option", "toggle", "click", "navigate_to", "close_page"):
         assert action in out
     assert "page_drift" in out and "unsupported_action" in out  # replays checked, none executed
+    assert "status='validated'" in out and "status='refused'" in out  # one passes beside one refused
+    assert "this slice returns a plan" not in out  # plans speak in words, not the contract's
