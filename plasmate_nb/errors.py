@@ -369,6 +369,8 @@ _TOOL_ERROR_HINTS = (
     (NOT_TOGGLEABLE, "toggle needs a checkbox, radio button or details element (see page.elements)"),
     (OPTION_NOT_FOUND_WORDS, "give an option's visible text or value, as the select lists them in page.elements"),
     (UNSUPPORTED_SCHEME_WORDS, "only http:// and https:// URLs can be opened"),
+    (URL_HAS_CREDENTIALS, "send credentials in a form or a cookie (s.set_cookies), never in the URL"),
+    (BLOCKED_PREFIX, "nothing was sent: the URL policy refused it, for the reason the message gives"),
     (_words_before(session_not_found(_SENTINEL), _SENTINEL),
      "that browser session is closed (by close(), the idle timeout or the server); s.open(url) starts a new one"),
     (_words_before(max_sessions_reached(0), "0"),

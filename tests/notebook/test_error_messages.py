@@ -141,6 +141,8 @@ def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
         errors.max_sessions_reached(10), errors.NO_PAGE_LOADED, errors.timeout_after(30),
         errors.http_error(404, "http://x/…"), errors.failed_to_fetch("http://x/…", "net::ERR_FAILED"),
         errors.missing_field("url"), errors.outbound_blocked(errors.scheme_not_allowed("ftp")),
+        errors.outbound_blocked(errors.URL_HAS_CREDENTIALS),
+        errors.failed_to_fetch("http://10.0.0.1/…", errors.outbound_blocked(errors.address_not_routable("10.0.0.1"))),
     ]  # fmt: skip
     hints = [errors.tool_error_hint(text) for text in samples]
     assert all(hints) and len(set(hints)) == len(hints)
