@@ -5,8 +5,12 @@
    trace on vs off, beside Playwright's own tracing (screenshots + snapshots) on the same script
    with plain Playwright calls. Target: our tracing adds <= 5% to action latency.
 3. Traced ``open_page`` beside ``goto`` + a bare DOM walk (the floor). Target: <= 1.3x.
+4. Head to head with Playwright MCP over stdio (``_head_to_head.py``): the same SDK client, the same
+   Chromium, 1k and 5k-element pages, interleaved rounds; ours with full answers and with
+   ``som_answers: "changes"``, theirs default and lean. Skipped with the reason (our rows still
+   printed) when npm or the package is unavailable.
 
-Run: ``python benchmarks/bench_mcp.py`` (or ``make bench``).
+Run: ``python benchmarks/bench_mcp.py`` (or ``make bench``); ``--head-to-head`` runs part 4 only.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _head_to_head import head_to_head
 from _report import median_ms, percentile_ms, report, time_async
 
 from plasmate_nb.browser import Engine, EngineConfig
@@ -161,6 +166,9 @@ async def open_vs_floor(dispatcher: Dispatcher, url: str) -> list[dict]:
 
 async def main() -> None:
     with DemoSite() as site:
+        if "--head-to-head" in sys.argv[1:]:
+            await head_to_head(site)
+            return
         engine = Engine(EngineConfig(max_sessions=10))
         dispatcher = Dispatcher(engine)
         try:
@@ -183,6 +191,7 @@ async def main() -> None:
             report("open_page_vs_floor", await open_vs_floor(dispatcher, url), {"target": "ratio <= 1.3"})
         finally:
             await engine.aclose()
+        await head_to_head(site)
 
 
 if __name__ == "__main__":
