@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from plasmate_nb.errors import unknown_tool
 from plasmate_nb.server import protocol
 from plasmate_nb.server.envelope import call_result, tool_list
-from plasmate_nb.tools import Dispatcher
+from plasmate_nb.tools import TOOLS, Dispatcher
 
 SERVER_NAME = "plasmate-nb"
 INSTRUCTIONS = (
@@ -45,13 +45,15 @@ def package_version() -> str:
 
 
 def build_server(dispatcher: Dispatcher) -> Server[Any]:
-    """An MCP server whose tools are the dispatcher's catalogue."""
-    by_name = {spec.name: spec for spec in dispatcher.tools()}
+    """An MCP server whose tools are the dispatcher's catalogue. An opt-in tool the operator did
+    not enable is unlisted but still answered, by the dispatcher's refusal."""
+    listed = dispatcher.tools()
+    by_name = {spec.name: spec for spec in TOOLS}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams
     ) -> dict[str, Any]:
-        return tool_list(by_name.values(), ctx.protocol_version)
+        return tool_list(listed, ctx.protocol_version)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams

@@ -31,7 +31,7 @@ def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
 def serve_from_args(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
     engine = Engine(engine_config_from_args(args))
-    dispatcher = Dispatcher(engine)
+    dispatcher = Dispatcher(engine, replay_execution=args.enable_replay_execution)
     try:
         http = None
         if args.transport == "http":

@@ -76,6 +76,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="let pages reach addresses in this network however they are named, e.g. 10.0.0.0/8 (repeatable)",
     )
     parser.add_argument(
+        "--enable-replay-execution",
+        action="store_true",
+        help="offer replay_execute: re-run a recorded action after replay_validate's checks pass "
+        "with confirmed=true, in one critical section (off by default: the tool is unlisted and refuses)",
+    )
+    parser.add_argument(
         "--header-timeout",
         type=_positive_seconds,
         default=DEFAULT_HEADER_TIMEOUT,

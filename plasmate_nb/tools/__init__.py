@@ -11,6 +11,7 @@ from typing import Any
 
 from plasmate_nb.tools.catalogue import (
     COARSE_TOOLS,
+    DEFAULT_TOOLS,
     SESSION_TOOLS,
     TOOLS,
     TOOLS_BY_NAME,
@@ -23,6 +24,7 @@ _DISPATCHER_NAMES = ("Dispatcher", "ToolResult")
 
 __all__ = [
     "COARSE_TOOLS",
+    "DEFAULT_TOOLS",
     "SESSION_TOOLS",
     "TOOLS",
     "TOOLS_BY_NAME",

@@ -62,6 +62,7 @@ class ToolSpec:
     traced: Tracing
     handler: str  # the name of the Dispatcher method that runs it
     output_schema: dict[str, Any] | None = None
+    opt_in: bool = False  # listed and callable only when the operator enabled it (replay_execute)
 
     @property
     def annotations(self) -> dict[str, Any]:
@@ -124,13 +125,14 @@ def _tool(
     session: bool,
     traced: Tracing,
     closed: bool = False,
+    opt_in: bool = False,
 ) -> ToolSpec:
     """A ToolSpec run by the Dispatcher method ``_<name>``."""
     read_only, destructive, idempotent, open_world = hints
     return ToolSpec(
         name, title, description, _schema(properties, required, closed),
         read_only, destructive, idempotent, open_world, trust,
-        session=session, traced=traced, handler=f"_{name}", output_schema=OUTPUT_SCHEMA,
+        session=session, traced=traced, handler=f"_{name}", output_schema=OUTPUT_SCHEMA, opt_in=opt_in,
     )  # fmt: skip
 
 
@@ -241,6 +243,31 @@ TOOLS: tuple[ToolSpec, ...] = (
         session=True,
         traced="never",
         closed=True,
+    ),
+    _tool(
+        "replay_execute",
+        "Execute Validated Replay",
+        "Re-execute a retained action on the live session, only when replay_validate's checks pass "
+        "with confirmed=true in the same critical section (refusals execute nothing). Typed text, "
+        "selected values and navigation URLs were never kept: pass them as value (same byte length / "
+        "same keyed URL). Traced as an ordinary call of that action. Off unless the operator enabled it.",
+        {
+            "session_id": _HANDLE,
+            "trace_id": _HANDLE,
+            "sequence": {"type": "integer", "minimum": 1},
+            "confirmed": {"type": "boolean", "default": False},
+            "value": {
+                "type": "string",
+                "description": "type_text text, select_option value or navigate_to URL (never retained)",
+            },
+        },
+        ["session_id", "trace_id", "sequence"],
+        (False, True, False, True),
+        UNTRUSTED_WEB,
+        session=True,
+        traced="never",  # the re-executed action is traced as itself
+        closed=True,
+        opt_in=True,
     ),
     _tool(
         "open_page",
@@ -563,6 +590,11 @@ TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
 TRACED_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.traced != "never")
 COARSE_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.traced == "coarse")
 SESSION_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.session)
-#: Calls after which a session's trace may have changed: the traced tools, and trace_clear
-#: (untraced itself, it discards the retained events).
-TRACE_CHANGING_TOOLS: frozenset[str] = TRACED_TOOLS | {"trace_clear"}
+#: Calls after which a session's trace may have changed: the traced tools, trace_clear
+#: (untraced itself, it discards the retained events) and replay_execute (traced as the action
+#: it re-executes).
+TRACE_CHANGING_TOOLS: frozenset[str] = TRACED_TOOLS | {"trace_clear", "replay_execute"}
+#: Tools listed and callable only when the operator enabled them.
+OPT_IN_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.opt_in)
+#: What a server lists when the operator enabled nothing extra.
+DEFAULT_TOOLS: tuple[ToolSpec, ...] = tuple(tool for tool in TOOLS if not tool.opt_in)

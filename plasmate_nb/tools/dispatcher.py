@@ -26,10 +26,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineError
-from plasmate_nb.errors import NO_PAGE_LOADED, internal_error, session_not_found, unknown_tool
+from plasmate_nb.errors import (
+    NO_PAGE_LOADED,
+    REPLAY_EXECUTION_DISABLED,
+    internal_error,
+    replay_not_executed,
+    session_not_found,
+    unknown_tool,
+)
 from plasmate_nb.tools import crawl_policy, discovery, inspection, screenshot, text_tools
 from plasmate_nb.tools.arguments import check_arguments
-from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME, TRACED_TOOLS, ToolSpec
+from plasmate_nb.tools.catalogue import DEFAULT_TOOLS, TOOLS, TOOLS_BY_NAME, TRACED_TOOLS, ToolSpec
 from plasmate_nb.tools.som_answers import SomAnswers
 from plasmate_nb.tools.som_cache import SomCache
 from plasmate_nb.tools.som_selector import select_som
@@ -37,10 +44,13 @@ from plasmate_nb.trace import (
     InvalidArguments,
     TraceLog,
     compact_json,
+    parse_execute_request,
     parse_replay_request,
     parse_trace_handle,
     sanitize_parameters,
 )
+from plasmate_nb.trace.constants import STATUS_VALIDATED
+from plasmate_nb.trace.replay import execution_arguments, execution_refusal, supplied_value_refusal
 
 log = logging.getLogger("plasmate_nb.tools")
 
@@ -93,8 +103,12 @@ class _Attempt:
 
 
 class Dispatcher:
-    def __init__(self, engine: Engine) -> None:
+    """Runs tool calls on ``engine``. ``replay_execution`` enables the opt-in ``replay_execute``
+    tool (docs/contract.md#supervised-replay-execution); off, it is unlisted and refuses."""
+
+    def __init__(self, engine: Engine, *, replay_execution: bool = False) -> None:
         self.engine = engine
+        self.replay_execution = replay_execution
         self._listeners: list[Listener] = []
         self.som_cache = (
             SomCache()
@@ -105,7 +119,8 @@ class Dispatcher:
     # -- public surface ---------------------------------------------------------------
 
     def tools(self) -> tuple[ToolSpec, ...]:
-        return TOOLS
+        """The tools this dispatcher lists: the catalogue, opt-in tools only when enabled."""
+        return TOOLS if self.replay_execution else DEFAULT_TOOLS
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(session_id, tool)`` after every call; returns the unsubscriber."""
@@ -278,7 +293,37 @@ class Dispatcher:
     async def _replay_validate(self, arguments: Any, session: BrowserSession | None) -> Any:
         request = parse_replay_request(arguments)
         live = self._trace_session(session, request.session_id)
-        return live.trace.replay_validate(request, live.page_state())
+        plan = live.trace.replay_validate(request, live.page_state())
+        if self.replay_execution:  # the one documented deviation, only when execution exists
+            plan["execution_available"] = True
+        return plan
+
+    async def _replay_execute(self, arguments: Any, session: BrowserSession | None) -> Any:
+        """Validate and execute in one critical section: ``call`` holds the session lock from
+        before the checks until the re-executed action's event is appended."""
+        if not self.replay_execution:
+            raise EngineError(REPLAY_EXECUTION_DISABLED)
+        request = parse_execute_request(arguments)
+        replay = request.replay
+        live = self._trace_session(session, replay.session_id)
+        plan, element_id = live.trace.replay_plan(replay, live.page_state())
+        if plan["status"] == STATUS_VALIDATED:
+            refusal = supplied_value_refusal(
+                plan["action"], plan["parameters"], request.value, live.trace.key.url_fingerprint
+            )
+            if refusal is not None:
+                plan = execution_refusal(replay, refusal)
+        plan["execution_available"] = True
+        if plan["status"] != STATUS_VALIDATED:
+            return ToolResult.error(replay_not_executed(compact_json(plan)))
+        action = plan["action"]
+        call = execution_arguments(action, plan["parameters"], live.id, element_id, request.value)
+        result = await self._run_traced(action, call, live)
+        if result.is_error:
+            return result  # the action's own error, traced like any failed call of it
+        payload = json.loads(result.text)
+        payload.update(replayed_sequence=replay.sequence, sequence=live.trace.next_sequence - 1)
+        return dict(sorted(payload.items()))
 
     async def _open_page(self, arguments: Any, _: BrowserSession | None) -> Any:
         arguments = check_arguments(TOOLS_BY_NAME["open_page"], arguments)

@@ -3,7 +3,14 @@
 Pure: no browser, no asyncio, no I/O. Importable without Playwright.
 """
 
-from .arguments import InvalidArguments, ReplayRequest, parse_replay_request, parse_trace_handle
+from .arguments import (
+    ExecuteRequest,
+    InvalidArguments,
+    ReplayRequest,
+    parse_execute_request,
+    parse_replay_request,
+    parse_trace_handle,
+)
 from .compact import compact_json
 from .constants import (
     MAX_BYTES,
@@ -35,6 +42,7 @@ __all__ = [
     "RETENTION",
     "SCHEMA",
     "TRACEABLE_ACTIONS",
+    "ExecuteRequest",
     "InvalidArguments",
     "PageState",
     "ReplayRequest",
@@ -43,6 +51,7 @@ __all__ = [
     "classify_error",
     "compact_json",
     "origin",
+    "parse_execute_request",
     "parse_replay_request",
     "parse_trace_handle",
     "redacted_fields",

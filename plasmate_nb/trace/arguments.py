@@ -18,7 +18,7 @@ checker words its own failures with them too.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .compact import clean_text, truncate_utf8, utf8_len
@@ -29,6 +29,7 @@ _U64_MAX = 2**64 - 1
 _HANDLE_FIELDS = ("session_id",)
 _REPLAY_FIELDS = ("session_id", "trace_id", "sequence", "confirmed")
 _REPLAY_REQUIRED = ("session_id", "trace_id", "sequence")
+_EXECUTE_FIELDS = (*_REPLAY_FIELDS, "value")
 
 
 class InvalidArguments(Exception):
@@ -44,12 +45,22 @@ class InvalidArguments(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ReplayRequest:
-    """A parsed ``replay_validate`` call."""
+    """A parsed ``replay_validate`` (or ``replay_execute``) call."""
 
     session_id: str
     trace_id: str
     sequence: int
     confirmed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ExecuteRequest:
+    """A parsed ``replay_execute`` call: the replay request and the caller's ``value``, if any.
+
+    ``value`` goes to the page only; its repr never shows it."""
+
+    replay: ReplayRequest
+    value: str | None = field(default=None, repr=False)
 
 
 def parse_trace_handle(arguments: Any) -> str:
@@ -69,23 +80,36 @@ def parse_trace_handle(arguments: Any) -> str:
 
 def parse_replay_request(arguments: Any) -> ReplayRequest:
     """The :class:`ReplayRequest` of a replay_validate call (``sequence`` 0 is accepted)."""
+    return _parse_replay(arguments, _REPLAY_FIELDS)[0]
+
+
+def parse_execute_request(arguments: Any) -> ExecuteRequest:
+    """The :class:`ExecuteRequest` of a replay_execute call: replay_validate's fields plus ``value``."""
+    request, value = _parse_replay(arguments, _EXECUTE_FIELDS)
+    return ExecuteRequest(request, value)
+
+
+def _parse_replay(arguments: Any, allowed: tuple[str, ...]) -> tuple[ReplayRequest, str | None]:
     fields = _fields(arguments)
     parsed: dict[str, Any] = {}
-    for name, value in fields.items():
+    value: str | None = None
+    for name, given in fields.items():
         if name in ("session_id", "trace_id"):
-            parsed[name] = _string(value)
+            parsed[name] = _string(given)
         elif name == "sequence":
-            parsed[name] = _u64(value)
+            parsed[name] = _u64(given)
         elif name == "confirmed":
-            parsed[name] = _boolean(value)
+            parsed[name] = _boolean(given)
+        elif name == "value" and name in allowed:
+            value = _string(given)
         else:
-            raise InvalidArguments(unknown_field(name, _REPLAY_FIELDS))
+            raise InvalidArguments(unknown_field(name, allowed))
     for name in _REPLAY_REQUIRED:
         if name not in parsed:
             raise InvalidArguments(missing_field(name))
     if utf8_len(parsed["session_id"]) > MAX_HANDLE_BYTES or utf8_len(parsed["trace_id"]) > MAX_HANDLE_BYTES:
         raise InvalidArguments(handle_too_long("session_id or trace_id"))
-    return ReplayRequest(**parsed)
+    return ReplayRequest(**parsed), value
 
 
 def _fields(arguments: Any) -> Mapping[str, Any]:

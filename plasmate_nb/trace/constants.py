@@ -136,6 +136,21 @@ MESSAGE_VALIDATED = (
     "Validation and confirmation contract passed; this slice returns a plan and does not execute it"
 )
 
+# replay_execute (docs/contract.md#supervised-replay-execution): our opt-in extension. The actions
+# it can execute are exactly those replay_validate can validate.
+REFUSAL_VALUE_LENGTH_MISMATCH = "value_length_mismatch"
+REFUSAL_URL_MISMATCH = "url_mismatch"
+EXECUTION_REFUSAL_MESSAGES: dict[str, str] = {
+    REFUSAL_VALUE_LENGTH_MISMATCH: "the supplied value's UTF-8 byte length differs from the recorded one",
+    REFUSAL_URL_MISMATCH: "the supplied URL's keyed fingerprint differs from the recorded navigation",
+}
+# The argument of the re-executed action that receives the caller's ``value`` (never retained).
+SUPPLIED_VALUE_ARGUMENT: dict[str, str] = {
+    "type_text": "text",
+    "select_option": "value",
+    "navigate_to": "url",
+}
+
 # Error classes (docs/contract.md#the-classifier), in the classifier's scan order.
 ERROR_CLASSES: tuple[str, ...] = (
     "not_found",

@@ -43,6 +43,7 @@ from .constants import (
     REDACTION_POLICY,
     RETENTION,
     SCHEMA,
+    STATUS_REFUSED,
     TARGET_PROVENANCE,
     TRACEABLE_ACTIONS,
     VALUE_HANDLING,
@@ -359,10 +360,16 @@ class TraceLog:
 
     def replay_validate(self, request: ReplayRequest, page: PageState) -> dict[str, Any]:
         """The replay_validate payload for ``request`` against the live ``page``. Never executes."""
+        return self.replay_plan(request, page)[0]
+
+    def replay_plan(self, request: ReplayRequest, page: PageState) -> tuple[dict[str, Any], str | None]:
+        """replay_validate's payload, and the SOM id of the one live element that matched the
+        recorded target (``None`` when the event has no target or the plan was refused)."""
         with self._lock:
             text = next((e.text for e in self._events if e.sequence == request.sequence), None)
         event = json.loads(text) if text is not None and self._enabled else None
         som = None if page.session_closed else page.som
+        found: list[LiveMatch] = []
 
         def live_matches(recorded: Mapping[str, Any]) -> list[LiveMatch]:
             # Equal stable key and role, as the reference matches. The element id is the
@@ -371,7 +378,6 @@ class TraceLog:
             role, stable_key = recorded.get("role"), recorded.get("stable_key")
             target_id = recorded.get("target_id")
             key = self._key
-            matches: list[LiveMatch] = []
             for element in iter_elements(som):
                 element_id = element.get("id")
                 if not isinstance(element_id, str) or not _role_is(element, role):
@@ -379,16 +385,18 @@ class TraceLog:
                 if target_id is not None and key.target_id(element_id) != target_id:
                     continue
                 if key.stable_key(element) == stable_key:
-                    matches.append((element, self._target_of(element)))
-            return matches
+                    found.append((element, self._target_of(element)))
+            return found
 
-        return decide(
+        payload = decide(
             request,
             trace_id=self._trace_id,
             event=event,
             current=self.state(page),
             live_matches=live_matches,
         )
+        matched = payload["status"] != STATUS_REFUSED and len(found) == 1
+        return payload, found[0][0]["id"] if matched else None
 
     # -- nothing of the key may leave through the log --------------------------------------
 

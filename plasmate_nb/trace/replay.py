@@ -14,6 +14,10 @@
 Nothing is ever executed: ``execution_available`` and ``side_effects`` are always false.
 Payload keys are sorted (serde ``json!``), nested objects too. A refusal carries no
 ``session_id``, ``action`` or ``target``. The event's outcome is not checked.
+
+``replay_execute`` (our opt-in extension, docs/contract.md#supervised-replay-execution) runs
+the same decision, then two checks of its own on a validated plan (:func:`supplied_value_refusal`),
+and re-executes with :func:`execution_arguments`.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .arguments import ReplayRequest
-from .compact import sorted_json
+from .compact import sorted_json, utf8_len
 from .constants import (
     ALWAYS_SUPPORTED_ACTIONS,
     DRIFT_ACTION_UNAVAILABLE,
@@ -36,13 +40,17 @@ from .constants import (
     DRIFT_TARGET_MISSING,
     DRIFT_UNSUPPORTED_ACTION,
     EXECUTION,
+    EXECUTION_REFUSAL_MESSAGES,
     MESSAGE_CONFIRMATION_REQUIRED,
     MESSAGE_VALIDATED,
+    REFUSAL_URL_MISMATCH,
+    REFUSAL_VALUE_LENGTH_MISMATCH,
     REQUIRED_ELEMENT_ACTION,
     SCHEMA,
     STATUS_CONFIRMATION_REQUIRED,
     STATUS_REFUSED,
     STATUS_VALIDATED,
+    SUPPLIED_VALUE_ARGUMENT,
     UNSUPPORTED_REPLAY_ACTIONS,
 )
 
@@ -121,12 +129,60 @@ def supports(element: Mapping[str, Any], action: Any) -> bool:
     return required is not None and isinstance(actions, list) and required in actions
 
 
-def _refusal(request: ReplayRequest, drift: str) -> dict[str, Any]:
+def supplied_value_refusal(
+    action: str,
+    parameters: Mapping[str, Any],
+    value: str | None,
+    url_fingerprint: Callable[[str], str | None],
+) -> str | None:
+    """replay_execute's own check of the caller's ``value`` against a validated event's
+    ``parameters``: the refusal code, or ``None`` when it may run.
+
+    Typed text and selected values must have the recorded UTF-8 byte length; a navigation's URL
+    must have the recorded keyed fingerprint; every other action takes no value.
+    """
+    argument = SUPPLIED_VALUE_ARGUMENT.get(action)
+    if action == "navigate_to":
+        recorded = parameters.get("url_fingerprint")
+        matches = value is not None and recorded is not None and url_fingerprint(value) == recorded
+        return None if matches else REFUSAL_URL_MISMATCH
+    if argument is None:
+        return None if value is None else REFUSAL_VALUE_LENGTH_MISMATCH
+    kept = parameters.get("value")
+    length = kept.get("byte_length") if isinstance(kept, Mapping) else None
+    return None if value is not None and utf8_len(value) == length else REFUSAL_VALUE_LENGTH_MISMATCH
+
+
+def execution_arguments(
+    action: str, parameters: Mapping[str, Any], session_id: str, element_id: str | None, value: str | None
+) -> dict[str, Any]:
+    """The tool arguments that re-execute a validated event: its live element, its sanitised
+    parameters (scroll direction and pixels, ``append``) and the caller's checked ``value``."""
+    arguments: dict[str, Any] = {"session_id": session_id}
+    if element_id is not None:
+        arguments["element_id"] = element_id
+    if action == "scroll":
+        arguments["direction"] = parameters.get("direction")
+        arguments["pixels"] = parameters.get("pixels")
+    if action == "type_text":
+        arguments["append"] = parameters.get("append") is True
+    argument = SUPPLIED_VALUE_ARGUMENT.get(action)
+    if argument is not None:
+        arguments[argument] = value
+    return arguments
+
+
+def execution_refusal(request: ReplayRequest, code: str) -> dict[str, Any]:
+    """A refusal by one of replay_execute's own checks, shaped like replay_validate's."""
+    return _refusal(request, code, EXECUTION_REFUSAL_MESSAGES[code])
+
+
+def _refusal(request: ReplayRequest, drift: str, message: str | None = None) -> dict[str, Any]:
     return {
         "drift": drift,
         "execution": EXECUTION,
         "execution_available": False,
-        "message": DRIFT_MESSAGES[drift],
+        "message": message or DRIFT_MESSAGES[drift],
         "schema": SCHEMA,
         "sequence": request.sequence,
         "side_effects": False,

@@ -24,7 +24,7 @@ from plasmate_nb.server.envelope import (
     structured_copy,
     text_copy,
 )
-from plasmate_nb.tools import TOOLS, Dispatcher, ToolResult
+from plasmate_nb.tools import DEFAULT_TOOLS, Dispatcher, ToolResult
 from plasmate_nb.tools.catalogue import OUTPUT_SCHEMA
 from tests.server.raw_jsonrpc import LEGACY, STABLE, RawHttp, RawStdio, sorted_everywhere
 
@@ -151,11 +151,11 @@ def _check_shape(result: dict[str, Any], version: str, trust: str) -> dict[str, 
 
 def test_tools_list_declares_the_one_output_schema_from_2025_11_25(server: RawStdio) -> None:
     tools = server.request("tools/list")["result"]["tools"]
-    assert [tool["name"] for tool in tools] == [spec.name for spec in TOOLS]
+    assert [tool["name"] for tool in tools] == [spec.name for spec in DEFAULT_TOOLS]
     if server.version == LEGACY:
         assert all(set(tool) == {"name", "description", "inputSchema"} for tool in tools)
         return
-    for tool, spec in zip(tools, TOOLS, strict=True):
+    for tool, spec in zip(tools, DEFAULT_TOOLS, strict=True):
         assert set(tool) == {"name", "title", "description", "inputSchema", "annotations", "outputSchema"}
         assert tool["outputSchema"] == OUTPUT_SCHEMA and tool["title"] == spec.title
         assert {

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from plasmate_nb.tools.catalogue import TOOLS
+from plasmate_nb.tools.catalogue import DEFAULT_TOOLS
 from tests.tools.local_http import Answer, ScriptedServer, scripted, self_signed
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
@@ -192,7 +192,9 @@ def test_inspector_calls_every_catalogue_tool_over_http(
         "screenshot_page": lambda: {"url": login, "width": 320, "height": 200},
         "page_som": lambda: {**session, "selector": "form"},
     }
-    names = [tool.name for tool in TOOLS]
+    names = [
+        tool.name for tool in DEFAULT_TOOLS
+    ]  # replay_execute is opt-in (tests/server/test_replay_execute_transports.py)
     assert sorted(arguments) == sorted(names), "a catalogue tool has no arguments here (or one is stale)"
     order = [n for n in names if n not in ("click", "navigate_to", "close_page")] + [
         "click",

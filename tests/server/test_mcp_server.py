@@ -15,7 +15,7 @@ from mcp import Client
 from plasmate_nb.browser import Engine, EngineConfig
 from plasmate_nb.client import HttpTransport, StdioTransport, ToolError
 from plasmate_nb.server import SERVER_NAME, HttpServer, ServerConfigError, build_server
-from plasmate_nb.tools import TOOLS, Dispatcher
+from plasmate_nb.tools import DEFAULT_TOOLS, Dispatcher
 
 TOKEN = "t" * 40
 STDIO_COMMAND = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
@@ -47,7 +47,7 @@ async def test_in_process_sdk_client_lists_tools_and_runs_a_traced_session(dispa
     async with Client(build_server(dispatcher)) as client:
         assert client.server_info.name == SERVER_NAME
         listed = await client.list_tools()
-        assert {tool.name for tool in listed.tools} == {tool.name for tool in TOOLS}
+        assert {tool.name for tool in listed.tools} == {tool.name for tool in DEFAULT_TOOLS}
         closed = {
             tool.name for tool in listed.tools if tool.input_schema.get("additionalProperties") is False
         }
@@ -75,7 +75,7 @@ async def test_stdio_subprocess_speaks_mcp(demo) -> None:
     transport = StdioTransport(STDIO_COMMAND)
     try:
         tools = await transport.list_tools()
-        assert len(tools) == len(TOOLS)
+        assert len(tools) == len(DEFAULT_TOOLS)
         opened = await transport.call("open_page", {"url": demo.url("/login.html"), "trace": True})
         assert opened["title"] == "Sign in"
         with pytest.raises(ToolError, match="unknown field"):

@@ -16,6 +16,8 @@ import plasmate_nb
 from plasmate_nb.tools import catalogue
 from plasmate_nb.tools.catalogue import (
     COARSE_TOOLS,
+    DEFAULT_TOOLS,
+    OPT_IN_TOOLS,
     OUTPUT_SCHEMA,
     SESSION_TOOLS,
     TOOLS,
@@ -47,7 +49,12 @@ def test_the_dispatcher_handler_map_is_the_catalogue() -> None:
         method = getattr(Dispatcher, tool.handler, None)
         assert inspect.iscoroutinefunction(method), tool.handler
         assert dispatcher._handlers[tool.name] == getattr(dispatcher, tool.handler)
-    assert dispatcher.tools() is TOOLS
+    assert dispatcher.tools() == DEFAULT_TOOLS == tuple(tool for tool in TOOLS if not tool.opt_in)
+    assert Dispatcher(Engine(), replay_execution=True).tools() == TOOLS
+
+
+def test_the_only_opt_in_tool_is_replay_execute() -> None:
+    assert {"replay_execute"} == OPT_IN_TOOLS
 
 
 def test_traced_tools_are_the_trace_contracts_traceable_actions() -> None:
@@ -82,12 +89,12 @@ def test_session_tools_are_exactly_those_taking_a_required_session_id() -> None:
 def test_trace_changing_tools_are_the_traced_ones_and_the_trace_writers() -> None:
     # An untraced tool changes a trace only by writing to it: a session tool that is not read-only.
     writers = {tool.name for tool in TOOLS if tool.traced == "never" and tool.session and not tool.read_only}
-    assert writers == {"trace_clear"}
+    assert writers == {"trace_clear", "replay_execute"}
     assert TRACED_TOOLS | writers == TRACE_CHANGING_TOOLS
 
 
 def test_every_tool_has_the_one_shared_output_schema() -> None:
-    assert len(TOOLS) == 27  # the reference's 26 and page_som
+    assert len(TOOLS) == 28
     assert all(tool.output_schema is OUTPUT_SCHEMA for tool in TOOLS)
     assert OUTPUT_SCHEMA["required"] == ["result", "contentType", "trust"]
     assert OUTPUT_SCHEMA["additionalProperties"] is False

@@ -35,6 +35,8 @@ ARCHITECTURE_NAMES = {
     "parse_trace_handle",
     "parse_replay_request",
     "ReplayRequest",
+    "parse_execute_request",
+    "ExecuteRequest",
 }
 
 
