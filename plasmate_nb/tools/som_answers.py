@@ -79,7 +79,7 @@ class SomAnswers:
         full = {"regions": regions, "som_digest": digest}
         if base is None or new_document or _other_document(base.url, session.url):
             return full
-        changed = diff_som(base.som, som.data) if digest != base.digest else no_changes()
+        changed = diff_som(base.som, som.data, som.text) if digest != base.digest else no_changes()
         changes = {"base_digest": base.digest, **changed}
         if len(compact_json(changes)) >= len(som.text):
             return full

@@ -16,14 +16,15 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 Json = dict[str, Any]
+Equal = Callable[[Any, Any], bool]
 
 DIGEST_PREFIX = "sha256:"
-#: Stable elements compared per serialisation: large enough that unchanged pages cost one C-level
-#: ``json.dumps`` per chunk, small enough that a changed chunk is cheap to compare one by one.
+#: Stable elements compared per step: large enough that an unchanged page costs a few C-level
+#: compares, small enough that a changed chunk is cheap to compare one by one.
 CHUNK = 64
 
 
@@ -53,18 +54,22 @@ def canonical_text(som: Json) -> str:
     return json.dumps(som, separators=(",", ":"), ensure_ascii=False)
 
 
-def diff_som(before: Json, after: Json) -> Json:
+def diff_som(before: Json, after: Json, after_text: str | None = None) -> Json:
     """The changes that turn ``before`` into ``after`` (see the module docstring and the contract).
+
+    Elements are compared with ``==`` first (C speed), which cannot see a key order or a ``1`` /
+    ``1.0`` / ``true`` difference; the result is then checked against ``after``'s canonical text
+    (``after_text`` when the caller has it, as the compiler produced it) and recomputed comparing
+    JSON bytes in the rare case it falls short.
 
     >>> changes = diff_som(old_som, new_som)
     >>> [c["id"] for c in changes["changed"]]         # e.g. the input whose value was typed
     """
-    regions_before, regions_after = before.get("regions"), after.get("regions")
-    if not (_fine_grained(regions_before) and _fine_grained(regions_after)):
-        return {**_object_patch(before, after, None), **_no_element_changes()}
-    changes: Json = {**_object_patch(before, after, "regions"), **_no_element_changes()}
-    _diff_regions(regions_before, regions_after, changes)  # type: ignore[arg-type]
-    return changes
+    changes = _diff(before, after, _equal)
+    expected = after_text if after_text is not None else canonical_text(after)
+    if canonical_text(apply_changes(before, changes)) == expected:
+        return changes
+    return _diff(before, after, _same)
 
 
 def apply_changes(som: Json, changes: Json) -> Json:
@@ -109,6 +114,15 @@ def no_changes() -> Json:
 # ----- diff ------------------------------------------------------------------------------------
 
 
+def _diff(before: Json, after: Json, equal: Equal) -> Json:
+    regions_before, regions_after = before.get("regions"), after.get("regions")
+    if not (_fine_grained(regions_before) and _fine_grained(regions_after)):
+        return {**_object_patch(before, after, None), **_no_element_changes()}
+    changes: Json = {**_object_patch(before, after, "regions"), **_no_element_changes()}
+    _diff_regions(regions_before, regions_after, changes, equal)  # type: ignore[arg-type]
+    return changes
+
+
 def _no_element_changes() -> Json:
     return {
         "regions": {"added": [], "removed": [], "changed": []},
@@ -142,6 +156,10 @@ def _fine_grained(regions: Any) -> bool:
 
 def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    return bool(a == b)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -212,7 +230,7 @@ def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return run[::-1]
 
 
-def _diff_regions(before: list[Json], after: list[Json], changes: Json) -> None:
+def _diff_regions(before: list[Json], after: list[Json], changes: Json, equal: Equal) -> None:
     stable = _stable_pairs([r["id"] for r in before], [r["id"] for r in after])
     kept_before = {i for i, _ in stable}
     kept_after = {j for _, j in stable}
@@ -223,13 +241,13 @@ def _diff_regions(before: list[Json], after: list[Json], changes: Json) -> None:
         patch = _object_patch(before[i], after[j], "elements")
         if not _is_empty_patch(patch):
             region_changes["changed"].append({"id": after[j]["id"], **patch})
-        _diff_elements(before[i]["elements"], after[j], changes)
+        _diff_elements(before[i]["elements"], after[j], changes, equal)
 
 
-def _diff_elements(before: list[Json], region: Json, changes: Json) -> None:
+def _diff_elements(before: list[Json], region: Json, changes: Json, equal: Equal) -> None:
     after: list[Json] = region["elements"]
-    if before == after and _dump(before) == _dump(after):
-        return  # every region the action did not touch: C-level compares only
+    if equal(before, after):
+        return  # every region the action did not touch
     stable = _stable_pairs([e["id"] for e in before], [e["id"] for e in after])
     kept_before = {i for i, _ in stable}
     kept_after = {j for _, j in stable}
@@ -239,10 +257,10 @@ def _diff_elements(before: list[Json], region: Json, changes: Json) -> None:
     )
     for start in range(0, len(stable), CHUNK):
         chunk = stable[start : start + CHUNK]
-        if _dump([before[i] for i, _ in chunk]) == _dump([after[j] for _, j in chunk]):
+        if equal([before[i] for i, _ in chunk], [after[j] for _, j in chunk]):
             continue
         for i, j in chunk:
-            if not _same(before[i], after[j]):
+            if not equal(before[i], after[j]):
                 changes["changed"].append({"id": after[j]["id"], **_object_patch(before[i], after[j], None)})
 
 

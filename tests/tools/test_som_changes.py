@@ -250,3 +250,14 @@ def test_changes_refuse_a_page_model_that_is_not_their_base() -> None:
 def test_the_digest_is_a_plain_sha256_of_the_canonical_text() -> None:
     text = canonical_text({"title": "Ünïcode", "regions": []})
     assert som_digest(text) == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_values_equal_to_python_but_not_as_json_are_changes() -> None:
+    """``True == 1 == 1.0`` and dicts compare without order: the diff still sees these changes."""
+    element = {"id": "e_1", "role": "checkbox", "attrs": {"checked": 1, "level": 2}}
+    before = {"regions": [{"id": "r_main", "elements": [element]}]}
+    for changed in ({"checked": True, "level": 2}, {"level": 2, "checked": 1}, {"checked": 1.0, "level": 2}):
+        after = {"regions": [{"id": "r_main", "elements": [{**element, "attrs": changed}]}]}
+        changes = diff_som(before, after)
+        assert changes["changed"] == [{"id": "e_1", "fields": {"attrs": changed}}]
+        assert canonical_text(apply_changes(before, changes)) == canonical_text(after)
