@@ -1,4 +1,4 @@
-"""``plasmate-nb`` / ``python -m plasmate_nb``: serve, demo, find-browser."""
+"""``plasmate-nb`` / ``python -m plasmate_nb``: serve, demo, find-browser, audit."""
 
 from __future__ import annotations
 
@@ -34,6 +34,12 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_from_args(args)
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from plasmate_nb.analysis.audit_cli import run_audit
+
+    return run_audit(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plasmate-nb",
@@ -48,6 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("demo", help="run the end-to-end demo on the bundled demo site").set_defaults(
         run=_demo
     )
+
+    audit = commands.add_parser(
+        "audit", help="check exported traces against the contract (exit 0 clean, 1 findings, 2 unreadable)"
+    )
+    audit.add_argument("paths", nargs="+", metavar="PATH", help="export files (*.json, *.jsonl) or folders")
+    audit.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    audit.set_defaults(run=_audit)
 
     from plasmate_nb.server.options import add_serve_arguments
 

@@ -8,8 +8,14 @@ import typing as _typing
 
 from plasmate_nb._lazy import lazy_exports as _lazy_exports
 
-_EXPORTS: dict[str, tuple[str, ...]] = {}  # fmt: skip
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "plasmate_nb.analysis.audit_report": ("AuditReport", "audit"),
+    "plasmate_nb.analysis.comparison": ("Comparison", "compare"),
+}  # fmt: skip
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)
-    pass
+    from plasmate_nb.analysis.audit_report import AuditReport as AuditReport
+    from plasmate_nb.analysis.audit_report import audit as audit
+    from plasmate_nb.analysis.comparison import Comparison as Comparison
+    from plasmate_nb.analysis.comparison import compare as compare

@@ -1,0 +1,240 @@
+"""``pnb.audit`` and ``plasmate-nb audit``: valid exports audit clean, each broken rule is reported under its id.
+
+Valid exports come from the real trace core and from a synthetic writer (tests/analysis/export_builders.py);
+each mutation there breaks one rule. A real-engine session's exports audit clean too, and the CLI's
+exit codes are 0 clean, 1 findings, 2 unreadable.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import plasmate_nb as pnb
+from plasmate_nb.analysis.audit_rules import RULES, RULES_BY_ID
+from plasmate_nb.trace import TraceLog
+from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, MAX_EXPORT_BYTES, SCHEMA
+from tests.analysis.export_builders import (
+    MUTATIONS,
+    SESSION_ID,
+    core_exports,
+    mutated,
+    synthetic_exports,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+exports = st.one_of(core_exports(), synthetic_exports())
+
+
+def _rules(report: pnb.AuditReport) -> set[str]:
+    return set(report.findings["rule"])
+
+
+@SETTINGS
+@given(exports)
+def test_valid_exports_audit_clean(document: dict) -> None:
+    report = pnb.audit(document)
+    assert report.ok, report.findings[["sequence", "rule", "path", "message"]].to_string()
+    assert report.documents == 1
+
+
+def _assert_reported(broken: dict, rule: str) -> None:
+    report = pnb.audit(broken)
+    _, companions = MUTATIONS[rule]
+    found = _rules(report)
+    shown = report.findings[["rule", "path", "message"]].to_string()
+    assert rule in found, f"{rule} not reported:\n{shown}"
+    assert found <= {rule, *companions}, f"{rule} came with other rules:\n{shown}"
+
+
+@SETTINGS
+@given(exports)
+def test_each_broken_rule_is_reported_under_its_id(document: dict) -> None:
+    for rule in MUTATIONS:
+        broken = mutated(document, rule)
+        if broken is not None:  # None: nothing in this export for the mutation to break (no scroll, …)
+            _assert_reported(broken, rule)
+
+
+def _rich_export() -> dict:
+    """One export where every mutation applies: open, typing, a scroll, evaluate, a click, a chain."""
+    from plasmate_nb.trace import sanitize_parameters
+    from tests.analysis.export_builders import ORIGIN, PAGES
+
+    log = TraceLog(True)
+    login = PAGES[0]
+    state = log.state(login)
+    log.record(
+        "open_page",
+        sanitize_parameters("open_page", {"url": login.url}, log.key),
+        None,
+        log.closed_state(),
+        state,
+        None,
+        9,
+    )
+    for action, arguments in (
+        ("type_text", {"element_id": "e2", "text": "hunter2"}),
+        ("scroll", {"direction": "down"}),
+        ("evaluate", {"expression": "1"}),
+        ("click", {"element_id": "e1"}),
+    ):
+        target = log.target(login, arguments.get("element_id"))
+        log.record(action, sanitize_parameters(action, arguments, log.key), target, state, state, None, 1)
+    export = log.export(SESSION_ID)
+    assert ORIGIN in json.dumps(export)
+    return export
+
+
+def test_every_mutation_applies_to_a_rich_export_and_is_reported() -> None:
+    document = _rich_export()
+    assert pnb.audit(document).ok
+    for rule in MUTATIONS:
+        broken = mutated(document, rule)
+        assert broken is not None, rule
+        _assert_reported(broken, rule)
+
+
+def test_every_rule_but_input_and_ceiling_has_a_mutation() -> None:
+    assert set(MUTATIONS) == {r.id for r in RULES} - {"unreadable", "final-trace-ceiling"}
+    for (
+        rule
+    ) in RULES:  # each cites a heading of the contract (tests/test_docs_citations.py checks the anchors)
+        assert rule.section.startswith("docs/contract.md#") and rule.why.endswith(".")
+
+
+def test_a_final_trace_above_the_ceiling_and_a_wrong_omitted_marker_are_reported() -> None:
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("close_page", {}, None, closed, closed, None, 1)
+    final = log.export(SESSION_ID)
+    final["redaction_policy"] = "p" * MAX_EXPORT_BYTES
+    report = pnb.audit({"closed": True, "session_id": SESSION_ID, "final_trace": final})
+    assert _rules(report) == {"final-trace-ceiling", "redaction-metadata"}
+    marker = {"schema": SCHEMA, "omitted": True, "reason": FINAL_TRACE_OMITTED_REASON}
+    assert pnb.audit(marker).ok
+    assert _rules(pnb.audit({**marker, "reason": "too big"})) == {"final-trace-ceiling"}
+
+
+def test_a_report_names_a_secret_by_kind_place_and_length_never_by_value() -> None:
+    secret = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlcw"
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": secret, "pixels": 1, "targeted": False}, None, closed, closed, None, 1)
+    export = log.export(SESSION_ID)
+    export["events"][0]["parameters"]["sneaky " + secret] = "card 4111 1111 1111 1111"
+    report = pnb.audit(export)
+    rendered = report.findings.to_string() + report._repr_html_() + json.dumps(report.to_dict())
+    assert {"secret-like", "parameters-shape"} <= _rules(report)
+    assert secret not in rendered and "4111" not in rendered and "eyJ" not in rendered
+    assert "jwt of 55 characters at offset 0" in set(report.findings["message"])
+    assert RULES_BY_ID["secret-like"].why in set(report.findings["why"])
+
+
+def test_inputs_of_every_kind_and_unreadable_ones(tmp_path: Path) -> None:
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("evaluate", {}, None, closed, closed, "Evaluate failed: Timeout after 5ms", 2)
+    export = log.export(SESSION_ID)
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "a.json").write_text(json.dumps(export), encoding="utf-8")
+    (tmp_path / "many.jsonl").write_text(
+        json.dumps(export) + "\n\n" + json.dumps([export]) + "\n", encoding="utf-8"
+    )
+    report = pnb.audit(tmp_path, json.dumps(export), pnb.load_trace(export))
+    assert report.ok and report.documents == 5  # a.json, the two lines (one an array), the text, the object
+    (tmp_path / "broken.json").write_text(
+        '{"schema": "plasmate.trace.v1", "secret": "hunter2"', encoding="utf-8"
+    )
+    (tmp_path / "other.json").write_text('{"hello": 1}', encoding="utf-8")
+    report = pnb.audit(tmp_path, tmp_path / "missing.json", 42, {"closed": True, "session_id": SESSION_ID})
+    unreadable = report.findings[report.findings["rule"] == "unreadable"]
+    assert report.unreadable == len(unreadable) == 5 and not report.ok
+    assert "hunter2" not in report.findings.to_string()
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plasmate_nb", "audit", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def test_the_command_line_exit_codes(tmp_path: Path) -> None:
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": "down", "pixels": 3, "targeted": False}, None, closed, closed, None, 1)
+    export = log.export(SESSION_ID)
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps(export), encoding="utf-8")
+    dirty = tmp_path / "dirty.json"
+    dirty.write_text(json.dumps({**export, "retained_bytes": export["retained_bytes"] + 1}), encoding="utf-8")
+    unreadable = tmp_path / "unreadable.json"
+    unreadable.write_text("{not json", encoding="utf-8")
+
+    done = _cli(str(clean))
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = _cli(str(clean), str(dirty), "--json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["documents"] == 2 and [f["rule"] for f in report["findings"]] == ["retained-bytes"]
+    done = _cli(str(dirty), str(unreadable))
+    assert done.returncode == 2 and "[unreadable]" in done.stdout and "[retained-bytes]" in done.stdout
+
+
+@pytest.mark.parametrize("bad", [[], {"closed": True, "session_id": SESSION_ID}])
+def test_nothing_to_audit_is_not_clean(bad: object) -> None:
+    assert not pnb.audit(bad).ok
+
+
+async def test_a_real_engine_session_audits_clean(demo) -> None:
+    """A short traced session on real Chromium: its export and its final trace keep every promise."""
+    from plasmate_nb.browser import Engine, EngineConfig
+    from plasmate_nb.tools import Dispatcher
+    from tests.support import Caller, element_id
+
+    engine = Engine(EngineConfig(action_timeout=5.0, settle_timeout=1.0))
+    call = Caller(Dispatcher(engine))
+    try:
+        page = await call.ok("open_page", url=demo.url("/login.html?next=/account#top"), trace=True)
+        sid = page["session_id"]
+        await call.ok(
+            "type_text",
+            session_id=sid,
+            element_id=element_id(page, "text_input", "Email"),
+            text="ada@example.test",
+        )
+        await call.ok(
+            "type_text",
+            session_id=sid,
+            element_id=element_id(page, "text_input", "Password"),
+            text="hunter2 ok",
+        )
+        await call.ok(
+            "select_option", session_id=sid, element_id=element_id(page, "select", "Plan"), value="Team"
+        )
+        await call.error("click", {"session_id": sid, "element_id": "e_gone"})
+        await call.ok("evaluate", session_id=sid, expression="document.title")
+        await call.ok(
+            "set_cookies", session_id=sid, cookies=[{"name": "sid", "value": "s3cr3t", "url": demo.url("/")}]
+        )
+        await call.ok("scroll", session_id=sid, direction="down", pixels=120)
+        await call.ok("click", session_id=sid, element_id=element_id(page, "button", "Sign in"))
+        export = await call.export(sid)
+        closed = await call.ok("close_page", session_id=sid)
+    finally:
+        await engine.aclose()
+    report = pnb.audit(export, closed)
+    assert report.documents == 2
+    assert report.ok, report.findings[["sequence", "rule", "path", "message"]].to_string()
