@@ -1,0 +1,105 @@
+"""``pnb.compare``: two recorded runs of the demo flow (the real dispatcher over the scripted engine),
+one with an injected failure, diverge at the right step for the right reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import plasmate_nb as pnb
+from plasmate_nb.tools import Dispatcher
+from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, SCHEMA
+from tests.scripted_engine import DEFAULT_ORIGIN, ScriptedEngine
+from tests.support import Caller, element_id
+
+
+async def _demo_flow(*, plan: str = "Team", password: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The demo's sign-in flow, traced; returns (trace_export, close_page answer)."""
+    dispatcher = Dispatcher(ScriptedEngine(DEFAULT_ORIGIN))
+    call = Caller(dispatcher)
+    try:
+        page = await call.ok("open_page", url=f"{DEFAULT_ORIGIN}/login.html", trace=True)
+        sid = page["session_id"]
+        await call.ok(
+            "type_text",
+            session_id=sid,
+            element_id=element_id(page, "text_input", "Email"),
+            text="ada@example.test",
+        )
+        if password:
+            await call.ok(
+                "type_text",
+                session_id=sid,
+                element_id=element_id(page, "text_input", "Password"),
+                text="hunter2",
+            )
+        await dispatcher.call(
+            "select_option",
+            {"session_id": sid, "element_id": element_id(page, "select", "Plan"), "value": plan},
+        )
+        await call.ok("toggle", session_id=sid, element_id=element_id(page, "checkbox", "Remember me"))
+        await call.ok("click", session_id=sid, element_id=element_id(page, "button", "Sign in"))
+        await call.ok("navigate_to", session_id=sid, url=f"{DEFAULT_ORIGIN}/index.html")
+        return await call.export(sid), await call.ok("close_page", session_id=sid)
+    finally:
+        await dispatcher.engine.aclose()
+
+
+async def test_an_injected_failure_is_the_first_divergence_with_its_reason() -> None:
+    good, _ = await _demo_flow()
+    failed, _ = await _demo_flow(plan="Platinum")  # no such option: select_option fails
+    cmp = pnb.compare(good, failed, labels=("good", "failed"))
+
+    select_step = [e["action"] for e in good["events"]].index("select_option")
+    first = cmp.first_divergence
+    assert first is not None and first.step == select_step and first.status == "changed"
+    assert first.sequence_a == first.sequence_b == good["events"][select_step]["sequence"]
+    assert {"outcome", "error_class"} <= set(first.fields)
+    assert "outcome: success → error" in first.reason and "error_class: None → not_found" in first.reason
+    assert list(cmp.differences["step"]) == [select_step]  # every other step agrees
+    assert not cmp.identical and len(cmp.steps) == len(good["events"])
+    durations = list(cmp.steps["duration_ms_a"]), list(cmp.steps["duration_ms_b"])
+    assert durations == (
+        [e["duration_ms"] for e in good["events"]],
+        [e["duration_ms"] for e in failed["events"]],
+    )
+
+
+async def test_a_skipped_step_is_reported_and_the_runs_realign_after_it() -> None:
+    good, _ = await _demo_flow()
+    skipped, _ = await _demo_flow(password=False)  # without a password the form does not submit
+    cmp = pnb.compare(good, skipped)
+
+    first = cmp.first_divergence
+    assert first is not None and first.status == "only in a" and first.sequence_b is None
+    assert first.sequence_a == 3 and "a took a step b did not: type_text on a text_input" in first.reason
+    by_status = cmp.steps.set_index("step")["status"]
+    click = cmp.steps.index[cmp.steps["action_a"] == "click"][0]
+    assert by_status[click] == "changed" and "url_changed" in cmp.steps.loc[click, "differences"]
+    assert by_status.iloc[-1] == "same"  # the navigation after the sign-in aligns again
+    assert (cmp.steps["action_b"].dropna() == [e["action"] for e in skipped["events"]]).all()
+
+
+async def test_a_run_agrees_with_itself_and_a_final_trace_compares_with_its_export() -> None:
+    export, closed = await _demo_flow()
+    assert pnb.compare(export, export).identical and pnb.compare(export, export).first_divergence is None
+    cmp = pnb.compare(export, closed)  # the close_page answer: the same steps plus the close
+    assert cmp.first_divergence is not None and cmp.first_divergence.reason.startswith(
+        "b took a step a did not: close_page"
+    )
+    omitted = {"schema": SCHEMA, "omitted": True, "reason": FINAL_TRACE_OMITTED_REASON}
+    with pytest.raises(ValueError, match="before closing"):
+        pnb.compare(export, omitted)
+
+
+async def test_the_views_show_two_columns_highlight_differences_and_no_fingerprint() -> None:
+    good, _ = await _demo_flow()
+    failed, _ = await _demo_flow(plan="Platinum")
+    cmp = pnb.compare(good, failed, labels=("good", "failed"))
+    html = cmp._repr_html_()
+    assert ">good<" in html and ">failed<" in html
+    assert html.count("background:#fff8c5") == 2 * 2  # outcome and error_class, in both columns
+    assert "plasmate-" not in html and "plasmate-" not in cmp.steps.to_string()
+    assert not [c for c in cmp.steps.columns if "fingerprint" in c or "target_id" in c]
+    assert "first at step" in repr(cmp)
