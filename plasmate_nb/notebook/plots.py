@@ -17,6 +17,7 @@ wall-clock, never part of a trace).
 
 from __future__ import annotations
 
+import collections
 import io
 import itertools
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from matplotlib.axes import Axes
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 
 from ..trace.compact import compact_json
@@ -85,6 +87,10 @@ def plot_trace(
         axes.set_ylabel(f"retained {name}")
         axes.set_ylim(0, bound * 1.08)
         axes.set_xlabel("time seen by this notebook (not part of the trace)" if x == "time" else "sequence")
+        if x == "time":
+            locator = AutoDateLocator()
+            axes.xaxis.set_major_locator(locator)
+            axes.xaxis.set_major_formatter(ConciseDateFormatter(locator))
         axes.legend(loc="upper left", fontsize="small")
     _draw_durations(durations_axes, payload["events"])
     return figure
@@ -174,23 +180,29 @@ def _draw_durations(axes: Axes, events: list[dict[str, Any]]) -> None:
     """Each retained event's duration, one column per action (first-seen order), coloured by outcome."""
     actions = list(dict.fromkeys(e["action"] for e in events))
     column = {action: i for i, action in enumerate(actions)}
-    counts: dict[str, int] = {}
-    spread: list[float] = []
-    for event in events:  # spread the points of one column evenly, so none hides another
-        n = counts.get(event["action"], 0)
-        counts[event["action"]] = n + 1
-        spread.append(((n * 0.37) % 0.6) - 0.3)
+    sizes = collections.Counter(e["action"] for e in events)
+    placed: collections.Counter[str] = collections.Counter()
+    xs: list[float] = []
+    for event in events:  # the points of one column spread evenly around its centre, none hidden
+        action, size = event["action"], sizes[event["action"]]
+        xs.append(column[action] + (0.0 if size == 1 else 0.6 * placed[action] / (size - 1) - 0.3))
+        placed[action] += 1
     for outcome, colour in OUTCOME_COLOURS.items():
         chosen = [i for i, e in enumerate(events) if e["outcome"] == outcome]
         if chosen:
             axes.scatter(
-                [column[events[i]["action"]] + spread[i] for i in chosen],
+                [xs[i] for i in chosen],
                 [events[i]["duration_ms"] for i in chosen],
                 color=colour,
                 label=outcome,
                 alpha=0.8,
             )
-    axes.set_xticks(range(len(actions)), actions, rotation=20, ha="right")
+    crowded = len(actions) > 5
+    axes.set_xticks(
+        range(len(actions)), actions, rotation=20 if crowded else 0, ha="right" if crowded else "center"
+    )
+    axes.set_xlim(-0.5, max(len(actions), 1) - 0.5)
+    axes.set_ylim(bottom=0)
     axes.set_ylabel("duration (ms)")
     axes.set_title("duration of each retained event, by action", fontsize="medium")
     if events:
