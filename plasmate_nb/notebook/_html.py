@@ -20,7 +20,7 @@ def cell(value: Any) -> str:
 
 
 # Inline styles, because notebook front ends right-align table cells and would do so to sentences.
-_TEXT_CELL = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:anywhere"
+_TEXT_CELL = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:break-word"
 _NUMBER_CELL = "text-align:right;vertical-align:top;font-variant-numeric:tabular-nums"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._html import table
+from ._html import STYLE, table
 
 STRING = pd.StringDtype()
 
@@ -79,7 +79,7 @@ def frame_html(data: pd.DataFrame) -> str:
         gap = [f"⋮ {len(rows) - 2 * half} rows not shown", *[""] * (len(data.columns) - 1)]
         rows = [*rows[:half], gap, *rows[-half:]]
     size = f"<div style='opacity:.7'>{len(data)} rows × {len(data.columns)} columns</div>"
-    return table(data.columns, rows) + size
+    return f"<div style='{STYLE}'>{table(data.columns, rows)}{size}</div>"
 
 
 def event_columns(events: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
