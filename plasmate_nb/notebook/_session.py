@@ -32,6 +32,7 @@ from .. import errors
 from .._tracebacks import HintedError
 from ..client.base import ToolError, Transport
 from ..tools.catalogue import TRACE_CHANGING_TOOLS
+from ..tools.som_changes import ChangesMismatch, apply_to_regions
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
@@ -296,22 +297,40 @@ class AsyncSession:
 
     async def _act(self, tool: str, arguments: dict[str, Any], secrets: Iterable[str] = ()) -> Page:
         payload = await self._call(tool, {"session_id": self._require_session(), **arguments}, secrets)
-        self._page = Page(payload, self._transport)
+        if "changes" in payload:  # som_answers="changes": rebuild the whole page model here
+            payload = {**payload, "regions": await self._rebuilt_regions(payload["changes"])}
+        self._page = Page(payload, self._transport, previous=self._page)
         return self._page
+
+    async def _rebuilt_regions(self, changes: dict[str, Any]) -> list[dict[str, Any]]:
+        """The previous page's regions with ``changes`` applied, or the server's whole model
+        (``page_som``) when this session does not hold the page they apply to."""
+        previous = self._page
+        if previous is not None and previous.som_digest == changes.get("base_digest"):
+            with contextlib.suppress(ChangesMismatch):
+                return apply_to_regions(previous.regions, changes)
+        som = await self._call("page_som", {"session_id": self._require_session()}, notify=False)
+        return list(som.get("regions") or [])
 
     # -- actions --------------------------------------------------------------------------
 
-    async def open(self, url: str, trace: bool = True) -> Page:
+    async def open(self, url: str, trace: bool = True, som_answers: str = "full") -> Page:
         """Open ``url`` in a new browser session and return its page (traced unless ``trace=False``).
 
         Tracing is chosen here, once: it cannot be turned on later. One browser session per
-        ``Session``; ``close()`` it before opening another.
+        ``Session``; ``close()`` it before opening another. ``som_answers="changes"`` asks the
+        server to answer later actions with only what changed; the session rebuilds each whole
+        page from them, so pages look the same either way (the trace does too).
 
         >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+        >>> page = s.open(url, som_answers="changes")      # lighter answers on large pages
         """
         if self._session_id is not None:
             raise SessionStateError(errors.ALREADY_OPEN).with_hint(errors.ALREADY_OPEN_HINT)
-        payload = await self._call("open_page", {"url": url, "trace": trace}, url_secrets(url))
+        arguments: dict[str, Any] = {"url": url, "trace": trace}
+        if som_answers != "full":  # the default stays the reference's request, for any server
+            arguments["som_answers"] = som_answers
+        payload = await self._call("open_page", arguments, url_secrets(url))
         self._session_id = payload["session_id"]
         self._final_trace = None
         status = await self._call("trace_status", {"session_id": self._session_id})

@@ -22,6 +22,7 @@ from .._loop import run_sync
 from .._tracebacks import HintedError
 from ..client.base import Transport
 from ._html import box, cell, counted, table
+from ._page_changes import changes_table
 from .stateless import THUMBNAIL, Screenshot, take_screenshot
 
 ELEMENT_COLUMNS = ("id", "role", "label", "text", "actions", "region")
@@ -109,12 +110,40 @@ class Page:
     >>> s.click(page.find(role="button", text="Sign in"))
     """
 
-    def __init__(self, payload: dict[str, Any], transport: Transport | None = None) -> None:
+    def __init__(
+        self, payload: dict[str, Any], transport: Transport | None = None, previous: Page | None = None
+    ) -> None:
         self._transport = transport  # where screenshot() asks; None: the embedded engine
         self.url: str | None = payload.get("url")
         self.title: str | None = payload.get("title")
         self.regions: list[dict[str, Any]] = payload.get("regions") or []
         self.scroll_position: float | None = payload.get("scroll_position")
+        #: The answer's ``som_digest`` (sessions opened with ``som_answers="changes"``), else None.
+        self.som_digest: str | None = payload.get("som_digest")
+        # The regions of the page this one followed (shared, not copied; not the Page itself, so
+        # a long session does not keep a chain of pages alive): what changes() compares with.
+        self._previous_regions: list[dict[str, Any]] = previous.regions if previous is not None else []
+
+    def changes(self) -> pd.DataFrame:
+        """What the action that led here changed: elements added, removed and changed, one row each.
+
+        Columns: change, id, role, label, text, region, fields (the names of a changed element's
+        changed fields, e.g. ``attrs.value``, never their values). The first page of a session
+        lists every element as added.
+
+        >>> page = s.type_text(page.find(label="Email"), "analyst@example.test")
+        >>> page.changes()                 # one row: changed, text_input, Email, attrs.value
+        """
+        return changes_table(self._previous_regions, self.regions, hidden_text=VALUE_BEARING_ROLES)
+
+    def diff(self, other: Page) -> pd.DataFrame:
+        """What changed from this page to ``other`` (any two pages, e.g. of one session), as ``changes()``.
+
+        >>> first = s.open(url)
+        >>> last = s.click(first.find(role="button", text="Sign in"))
+        >>> first.diff(last).query("change == 'added'")
+        """
+        return changes_table(self.regions, other.regions, hidden_text=VALUE_BEARING_ROLES)
 
     def screenshot(self, width: int = THUMBNAIL[0], height: int = THUMBNAIL[1]) -> Screenshot:
         """A thumbnail ``Screenshot`` of this page's URL, taken now, only when asked (``screenshot_page``).

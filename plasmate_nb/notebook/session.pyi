@@ -105,13 +105,16 @@ class Session:
         >>> unsubscribe = s.subscribe(lambda tool: print("trace changed by", tool))
         >>> unsubscribe()
         """
-    def open(self, url: str, trace: bool = ...) -> Page:
+    def open(self, url: str, trace: bool = ..., som_answers: str = ...) -> Page:
         """Open ``url`` in a new browser session and return its page (traced unless ``trace=False``).
 
         Tracing is chosen here, once: it cannot be turned on later. One browser session per
-        ``Session``; ``close()`` it before opening another.
+        ``Session``; ``close()`` it before opening another. ``som_answers="changes"`` asks the
+        server to answer later actions with only what changed; the session rebuilds each whole
+        page from them, so pages look the same either way (the trace does too).
 
         >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+        >>> page = s.open(url, som_answers="changes")      # lighter answers on large pages
         """
     def navigate(self, url: str) -> Page:
         """Navigate the open page to ``url`` and return the new page.

@@ -1,0 +1,97 @@
+"""``page.changes()`` and ``page_a.diff(page_b)``, and pages rebuilt from ``som_answers="changes"``.
+
+Fast tests run the real dispatcher over the scripted engine (the demo site's pages without a
+browser); the last one runs the embedded engine with real Chromium.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import plasmate_nb.notebook as nb
+from plasmate_nb.client.base import Transport
+from plasmate_nb.notebook._page_changes import CHANGE_COLUMNS
+
+TYPED = "typed-value-never-shown"
+
+
+@pytest.fixture
+def backend() -> str:
+    return "scripted"
+
+
+def _whole_regions(transport: Transport, session_id: str) -> list[dict[str, Any]]:
+    from plasmate_nb._loop import run_sync
+
+    return run_sync(transport.call("page_som", {"session_id": session_id}))["regions"]
+
+
+@pytest.mark.parametrize("som_answers", ["full", "changes"])
+def test_a_typed_value_is_one_changed_row_naming_the_field_not_the_value(
+    transport: Transport, login_url: str, som_answers: str
+) -> None:
+    with nb.Session(transport) as s:
+        opened = s.open(login_url, som_answers=som_answers)
+        assert (opened.som_digest is not None) == (som_answers == "changes")
+        typed = s.type_text(opened.find(label="Email"), TYPED)
+        table = typed.changes()
+        assert tuple(table.columns) == CHANGE_COLUMNS
+        assert table[["change", "role", "label"]].values.tolist() == [["changed", "text_input", "Email"]]
+        assert "attrs.value" in table.loc[0, "fields"].split(", ")
+        assert TYPED not in table.to_csv() and TYPED not in repr(table)
+        assert opened.changes()["change"].unique().tolist() == ["added"]  # the first page: all new
+        assert len(opened.changes()) == len(opened.element_list)
+
+
+def test_pages_are_whole_whatever_the_answers_carry(transport: Transport, login_url: str) -> None:
+    pages: dict[str, list[nb.Page]] = {}
+    for mode in ("full", "changes"):
+        with nb.Session(transport) as s:
+            page = s.open(login_url, som_answers=mode)
+            steps = [page]
+            steps.append(s.type_text(page.find(label="Email"), "a@b.test"))
+            steps.append(s.toggle(page.find(role="checkbox", label="Remember me")))
+            steps.append(s.select_option(page.find(label="Plan"), "Team"))
+            steps.append(s.clear(page.find(label="Email")))
+            assert steps[-1].regions == _whole_regions(transport, s.session_id)
+            pages[mode] = steps
+    for full, changed in zip(pages["full"], pages["changes"], strict=True):
+        assert changed.regions == full.regions
+        assert changed.elements.equals(full.elements)
+        assert changed.changes().equals(full.changes())
+
+
+def test_diff_of_any_two_pages(transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        first = s.open(login_url, som_answers="changes")
+        home = s.click(first.find(role="link", text="Home"))
+        assert first.diff(first).empty
+        forward, back = first.diff(home), home.diff(first)
+        assert set(forward["change"]) == {"added", "removed"}
+        assert sorted(forward.query("change == 'added'")["id"]) == sorted(
+            back.query("change == 'removed'")["id"]
+        )
+        assert home.changes().equals(forward)
+
+
+def test_changes_made_through_another_client_are_fetched_whole(transport: Transport, login_url: str) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url, som_answers="changes")
+        other = nb.Session.attach(s.session_id, transport)  # e.g. an agent on the same session
+        other.type_text(page.find(label="Email"), "other@client.test")  # its page: fetched whole
+        assert other.page.regions == _whole_regions(transport, s.session_id)
+        after = s.toggle(page.find(role="checkbox", label="Remember me"))  # based on other's answer
+        assert after.regions == _whole_regions(transport, s.session_id)
+        assert after.som_digest is not None
+
+
+def test_real_engine_pages_rebuilt_from_changes(real_backends, login_url: str) -> None:
+    transport = real_backends.get("embedded")
+    with nb.Session(transport) as s:
+        page = s.open(login_url, som_answers="changes")
+        typed = s.type_text(page.find(label="Email"), TYPED)
+        assert typed.regions == _whole_regions(transport, s.session_id)
+        assert typed.changes()[["change", "label"]].values.tolist() == [["changed", "Email"]]
+        assert TYPED not in typed.changes().to_csv()
