@@ -14,15 +14,18 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import ToolError, Transport
+from plasmate_nb.notebook._sightings import KEPT_SEQUENCES, Sightings
 from plasmate_nb.notebook.plots import DROP_MARKS, OUTCOME_COLOURS, TraceFigure
 from plasmate_nb.trace.compact import compact_json
 
 matplotlib.use("Agg")
 
-pytestmark = pytest.mark.parametrize("backend", ["scripted"])  # drawing needs no browser
+SCRIPTED = pytest.mark.parametrize("backend", ["scripted"])  # drawing needs no browser
 
 
 def _collection(axes, label: str):
@@ -41,6 +44,7 @@ def _line(axes, label: str):
     return line
 
 
+@SCRIPTED
 def test_live_plot_marks_each_eviction_and_clear_at_its_sequence(
     transport: Transport, login_url: str
 ) -> None:
@@ -78,6 +82,7 @@ def test_live_plot_marks_each_eviction_and_clear_at_its_sequence(
     assert bound and set(bound[0].get_ydata()) == {49_152}
 
 
+@SCRIPTED
 def test_live_plot_has_a_notebook_time_axis_kept_out_of_the_trace(
     transport: Transport, login_url: str
 ) -> None:
@@ -103,6 +108,7 @@ def test_live_plot_has_a_notebook_time_axis_kept_out_of_the_trace(
         plot_trace(export.payload, x="time")
 
 
+@SCRIPTED
 def test_export_plot_from_a_file_marks_oversized_gaps_and_the_unknown_span(
     transport: Transport, login_url: str, tmp_path: Path
 ) -> None:
@@ -141,6 +147,7 @@ def test_export_plot_from_a_file_marks_oversized_gaps_and_the_unknown_span(
         assert axes.get_xlabel() == "sequence"
 
 
+@SCRIPTED
 def test_durations_by_action_coloured_by_outcome(transport: Transport, login_url: str) -> None:
     with nb.Session(transport) as s:
         page = s.open(login_url)
@@ -167,3 +174,41 @@ def test_durations_by_action_coloured_by_outcome(transport: Transport, login_url
     assert png.startswith(b"\x89PNG") and "plotted@example.test" not in " ".join(
         t.get_text() for t in figure.findobj(matplotlib.text.Text)
     )
+
+
+def _status(trace_id: str, next_sequence: int, evicted: int = 0) -> dict:
+    return {
+        "trace_id": trace_id, "next_sequence": next_sequence, "retained_events": next_sequence - 1 - evicted,
+        "retained_bytes": 100 * (next_sequence - 1 - evicted), "evicted_events": evicted,
+        "oversized_events": 0, "cleared_events": 0,
+    }  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 40), st.booleans()), min_size=1, max_size=40))
+def test_first_seen_is_the_first_look_that_covered_a_sequence(steps: list[tuple[int, bool]]) -> None:
+    clock = itertools.count(1000.0)
+    sightings = Sightings(clock=lambda: next(clock))
+    expected: dict[int, float] = {}
+    next_sequence, looks = 1, []
+    for grown, twice in steps:
+        next_sequence += grown
+        for _ in range(2 if twice else 1):  # a repeated look changes nothing
+            sightings.saw(_status("t1", next_sequence))
+            looks.append(next_sequence)
+            now = 1000.0 + len(looks) - 1
+            for sequence in range(1, next_sequence):
+                expected.setdefault(sequence, now)
+    seen = sightings.of("t1")
+    kept = {s: t for s, t in expected.items() if s >= next_sequence - KEPT_SEQUENCES}
+    assert {s: t for s, t in seen.first_seen.items() if s in kept} == kept
+    assert [o.sequence for o in seen.observations] == sorted({n - 1 for n in looks})
+    assert sightings.of("another trace").first_seen == {}  # keyed by trace_id
+
+
+def test_sightings_stay_bounded_over_a_long_session() -> None:
+    sightings = Sightings(clock=itertools.count().__next__)
+    for next_sequence in range(2, 3 * KEPT_SEQUENCES, 7):
+        sightings.saw(_status("t1", next_sequence, evicted=max(0, next_sequence - 129)))
+    seen = sightings.of("t1")
+    assert len(seen.first_seen) <= KEPT_SEQUENCES + 7 and max(seen.first_seen) == next_sequence - 1
