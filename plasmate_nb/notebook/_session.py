@@ -36,7 +36,7 @@ from ..tools.som_changes import ChangesMismatch, apply_to_regions
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
-from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
+from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, plotter
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan
@@ -684,8 +684,7 @@ class AsyncTrace:
         >>> s.trace.plot()                    # the last expression of a cell: shows the figure
         >>> s.trace.plot(x="sequence").savefig("trace.png")
         """
-        from .plots import plot_trace  # lazy: matplotlib only when a plot is drawn
-
+        plot_trace = plotter()
         export = await self.export()
         return plot_trace(export.payload, self._sightings.of(export.trace_id), x)
 

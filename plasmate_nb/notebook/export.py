@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -225,9 +225,7 @@ class TraceExport:
 
         >>> pnb.load_trace("trace.json").plot()
         """
-        from .plots import plot_trace  # lazy: matplotlib only when a plot is drawn
-
-        return plot_trace(self.payload)
+        return plotter()(self.payload)
 
     def to_json(self, path: str | Path) -> Path:
         """Write the export to ``path`` as compact JSON and return the path; ``load_trace`` reads it back.
@@ -280,6 +278,24 @@ class TraceExport:
             f"next_sequence={p['next_sequence']}, evicted={p['evicted_events']}, oversized={p['oversized_events']}, "
             f"cleared={p['cleared_events']}, last=[{more}{actions}])"
         )
+
+
+def plotter() -> Callable[..., TraceFigure]:
+    """``plots.plot_trace``, imported on first use (matplotlib loads only when a plot is drawn).
+
+    >>> plotter()(export.payload).savefig("trace.png")
+    """
+    try:
+        from .plots import plot_trace
+    except ModuleNotFoundError as error:
+        if (error.name or "").partition(".")[0] != "matplotlib":
+            raise
+        raise ModuleNotFoundError(
+            "plots need matplotlib, which comes with the lab extra: pip install 'plasmate_nb[lab]' "
+            "(or pip install matplotlib), then restart the kernel",
+            name="matplotlib",
+        ) from None
+    return plot_trace
 
 
 class FinalTraceOmitted:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import ToolError, Transport
 from plasmate_nb.notebook._sightings import KEPT_SEQUENCES, Sightings
 from plasmate_nb.notebook.plots import DROP_MARKS, OUTCOME_COLOURS, TraceFigure
+from plasmate_nb.trace import TraceLog
 from plasmate_nb.trace.compact import compact_json
 
 matplotlib.use("Agg")
@@ -212,3 +214,16 @@ def test_sightings_stay_bounded_over_a_long_session() -> None:
         sightings.saw(_status("t1", next_sequence, evicted=max(0, next_sequence - 129)))
     seen = sightings.of("t1")
     assert len(seen.first_seen) <= KEPT_SEQUENCES + 7 and max(seen.first_seen) == next_sequence - 1
+
+
+def test_a_missing_matplotlib_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": "down", "pixels": 0, "targeted": False}, None, closed, closed, None, 1)
+    export = nb.TraceExport(log.export("s_plot"))
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "plasmate_nb.notebook.plots", raising=False)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'plasmate_nb\[lab\]'") as missing:
+        export.plot()
+    assert missing.value.name == "matplotlib"
