@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 from mcp import Client, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from plasmate_nb import errors
@@ -157,6 +159,19 @@ class _SdkTransport:
         self._owner = None
 
 
+def _server_log() -> Any:
+    """Where a stdio server's stderr goes: ours, or the process's own when ours is no file.
+
+    A Jupyter kernel's ``sys.stderr`` streams to the notebook and has no file descriptor for a
+    subprocess to inherit; the kernel process's real stderr (the terminal running Jupyter) has.
+    """
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is an OSError
+        return sys.__stderr__ if sys.__stderr__ is not None else subprocess.DEVNULL
+    return sys.stderr
+
+
 class StdioTransport(_SdkTransport):
     """An MCP server started as a subprocess speaking stdio, e.g. ``["plasmate-nb", "serve"]``.
 
@@ -175,7 +190,8 @@ class StdioTransport(_SdkTransport):
 
     def _target(self) -> Any:
         command = resolve_command(self.command[0])
-        return StdioServerParameters(command=command, args=self.command[1:], env=self.env)
+        server = StdioServerParameters(command=command, args=self.command[1:], env=self.env)
+        return stdio_client(server, errlog=_server_log())
 
     def _where(self) -> str:
         return repr(self.command[0])
