@@ -65,7 +65,9 @@ def _declared(requirements: list[str]) -> set[str]:
 
 
 #: Optional features: distribution -> (the extra that declares it, the only package files importing it).
-OPTIONAL_FEATURES = {"matplotlib": ("lab", {"plasmate_nb/notebook/plots.py"})}
+OPTIONAL_FEATURES = {
+    "matplotlib": ("lab", {"plasmate_nb/notebook/plots.py", "plasmate_nb/analysis/_fleet_plots.py"})
+}
 
 
 def _optional(name: str, files: set[str]) -> bool:

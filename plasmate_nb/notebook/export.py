@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
+from ._export_sql import COUNTERS
 from ._html import box, cell, gauge, table
 from ._tables import EVENT_COLUMNS, STRING, ReadableFrame, event_columns, events_frame, frame, frame_html
 
@@ -24,14 +25,6 @@ if TYPE_CHECKING:
 
     from .plots import TraceFigure
 
-COUNTERS = (
-    "retained_events",
-    "retained_bytes",
-    "next_sequence",
-    "evicted_events",
-    "oversized_events",
-    "cleared_events",
-)
 #: Bounds of plasmate.trace.v1; trace_status reports them, an export does not.
 MAX_EVENTS = 128
 MAX_BYTES = 49_152
@@ -455,10 +448,15 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
     return TraceExport(document)
 
 
+#: ``load_traces(engine="auto")`` lets DuckDB read more files than this.
+AUTO_DUCKDB_FILES = 1000
+
+
 def load_traces(
     sources: str | Path | Iterable[str | Path | dict[str, Any]],
     *,
     validate: Literal["fast", "full"] = "fast",
+    engine: Literal["auto", "pandas", "duckdb"] = "auto",
 ) -> ReadableFrame:
     """Read many exported traces into one events table: every event column, after ``trace_id`` and ``source_file``.
 
@@ -469,15 +467,38 @@ def load_traces(
     ``validate="full"`` runs the full schema on every document first. Omitted final-trace
     markers carry no events and are skipped.
 
+    ``engine="duckdb"`` lets DuckDB read the files itself (paths only; fast validation): the
+    same table, several times faster on big folders, with no Python object per event while
+    reading. ``"auto"`` (the default) uses it for more than ``AUTO_DUCKDB_FILES`` files;
+    ``pnb.fleet(folder)`` summarises folders too big for one table.
+
     >>> table = load_traces("traces/")
     >>> table.groupby("source_file")["action"].value_counts()
+    >>> big = load_traces("fleet/", engine="duckdb")
     """
     if validate not in ("fast", "full"):
         raise ValueError("validate must be 'fast' or 'full'")
+    if engine not in ("auto", "pandas", "duckdb"):
+        raise ValueError("engine must be 'auto', 'pandas' or 'duckdb'")
     if isinstance(sources, str | Path) and Path(sources).is_dir():
         sources = sorted(Path(sources).glob("*.json"))
     elif isinstance(sources, str | Path | dict):
         sources = [sources]
+    if engine != "pandas":
+        sources = list(sources)
+        paths = all(
+            isinstance(s, Path) or (isinstance(s, str) and not s.lstrip().startswith(("{", "[")))
+            for s in sources
+        )
+        if engine == "duckdb" and (not paths or validate == "full"):
+            raise ValueError(
+                "engine='duckdb' reads files with fast validation: pass paths or a folder, validate='fast'"
+            )
+        if paths and validate == "fast" and (engine == "duckdb" or len(sources) > AUTO_DUCKDB_FILES):
+            from ._export_sql import load_events  # lazy: DuckDB loads only for big folders
+
+            files = [Path(source) for source in sources if not isinstance(source, dict)]
+            return load_events(files, lambda subset: load_traces(subset, engine="pandas"))
     trace_ids: list[str] = []
     source_files: list[str | None] = []
     merged: dict[str, list[Any]] = {name: [] for name in EVENT_COLUMNS}
