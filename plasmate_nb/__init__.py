@@ -19,7 +19,7 @@ from plasmate_nb._lazy import lazy_exports as _lazy_exports
 # Public names and the modules that define them. They load on first use (PEP 562), so that
 # `import plasmate_nb.trace` stays pure and `load_trace` starts no browser, MCP SDK or widgets.
 _EXPORTS = {
-    "plasmate_nb.analysis": ("AuditReport", "Comparison", "audit", "compare"),
+    "plasmate_nb.analysis": ("AuditReport", "Comparison", "Fleet", "audit", "compare", "fleet"),
     "plasmate_nb.client": ("HttpTransport", "StdioTransport", "ToolError", "Transport"),
     "plasmate_nb.demo_site": ("DemoSite",),
     "plasmate_nb.notebook": (
@@ -47,8 +47,10 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS, _SUBPACKAGES)
 if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)
     from plasmate_nb.analysis import AuditReport as AuditReport
     from plasmate_nb.analysis import Comparison as Comparison
+    from plasmate_nb.analysis import Fleet as Fleet
     from plasmate_nb.analysis import audit as audit
     from plasmate_nb.analysis import compare as compare
+    from plasmate_nb.analysis import fleet as fleet
     from plasmate_nb.client import HttpTransport as HttpTransport
     from plasmate_nb.client import StdioTransport as StdioTransport
     from plasmate_nb.client import ToolError as ToolError

@@ -1,0 +1,96 @@
+"""Matplotlib figures of a ``Fleet`` (imported only when a plot is drawn).
+
+Drawn on a ``Figure`` object, never through pyplot's global state, so plotting in a script or
+a kernel leaves no figure open behind the caller's back.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: A ``Fleet`` (typed loosely: fleet.py imports this module, not the other way round).
+Fleet = Any
+
+INSTALL_HINT = "plotting a fleet needs matplotlib: pip install 'plasmate_nb[lab]'"
+
+
+def _figure(**options: Any) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
+    return Figure(**options)
+
+
+def _actions(fleet: Fleet, ax: Axes) -> None:
+    table = fleet.by_action.sort_values("events")
+    ok = table["events"] - table["failures"]
+    ax.barh(table.index, ok, label="success", color="#4c78a8")
+    ax.barh(table.index, table["failures"], left=ok, label="error", color="#e45756")
+    ax.set_title("events by action")
+    ax.set_xlabel("events")
+    ax.legend(loc="lower right")
+
+
+def _origins(fleet: Fleet, ax: Axes) -> None:
+    table = fleet.by_origin.head(12).sort_values("events")
+    ax.barh(table.index, table["runs"], color="#72b7b2")
+    ax.set_title("runs by origin (top 12)")
+    ax.set_xlabel("runs")
+
+
+def _errors(fleet: Fleet, ax: Axes) -> None:
+    table = fleet.failures
+    if table.empty:
+        ax.text(0.5, 0.5, "no failures", ha="center", va="center")
+        ax.set_axis_off()
+        return
+    left = None
+    for error_class in table.columns:
+        values = table[error_class]
+        ax.barh(table.index, values, left=left, label=error_class)
+        left = values if left is None else left + values
+    ax.set_title("failures by action and error class")
+    ax.set_xlabel("failed events")
+    ax.legend(loc="lower right", fontsize="small")
+
+
+def _durations(fleet: Fleet, ax: Axes) -> None:
+    table = fleet.durations.sort_values("p50")
+    ax.barh(table.index, table["p99"], color="#bab0ac", label="p99")
+    ax.barh(table.index, table["p90"], color="#9d755d", label="p90")
+    ax.barh(table.index, table["p50"], color="#4c78a8", label="p50")
+    ax.set_xscale("log")
+    ax.set_title("duration by action (ms)")
+    ax.legend(loc="lower right")
+
+
+def _pressure(fleet: Fleet, ax: Axes) -> None:
+    table = fleet.pressure
+    ax.barh(table.index[::-1], table["share"][::-1] * 100, color="#f58518")
+    ax.set_xlim(0, 100)
+    ax.set_title("bounds pressure (% of runs)")
+    ax.set_xlabel("% of runs")
+
+
+_PANELS = {"actions": _actions, "origins": _origins, "errors": _errors, "durations": _durations,
+           "pressure": _pressure}  # fmt: skip
+
+
+def plot_fleet(fleet: Fleet, kind: str) -> Figure:
+    """The ``kind`` figure of ``fleet``: one panel, or the four-panel overview."""
+    if kind == "overview":
+        figure = _figure(figsize=(13, 8), layout="constrained")
+        for ax, name in zip(
+            figure.subplots(2, 2).flat, ("actions", "errors", "durations", "pressure"), strict=True
+        ):
+            _PANELS[name](fleet, ax)
+        figure.suptitle(f"{fleet.totals['runs']:,} runs · {fleet.totals['events']:,} events")
+        return figure
+    figure = _figure(figsize=(8, 4.5), layout="constrained")
+    _PANELS[kind](fleet, figure.subplots())
+    return figure
