@@ -39,6 +39,7 @@
   const parseJson = JSON.parse;
   const URLCtor = URL;
   const isArray = Array.isArray;
+  const encoder = new TextEncoder();
   const startedAt = dateNow();
   const deadline = startedAt + (budgetMs > 0 ? budgetMs : 30000);
 
@@ -241,6 +242,12 @@
       i += w === 4 ? 2 : 1;
     }
     return bytes;
+  }
+  // The same count for large strings (the document's HTML, the SOM), by native code; lone
+  // surrogates become U+FFFD there, 3 bytes, as in utf8Length.
+  const NON_ASCII = /[^\x00-\x7f]/;
+  function byteLength(s) {
+    return NON_ASCII.test(s) ? encoder.encode(s).length : s.length;
   }
   // Cut at a sentence end or a word boundary within `max` UTF-8 bytes (docs/contract.md#text-and-truncation).
   function smartTruncate(t, max) {
@@ -1112,7 +1119,8 @@
     for (const k in map) return true;
     return false;
   }
-  function buildElement(el, tag, role, path, inert, fsDisabled, scope) {
+  // null when the budget of `out` drops it: its text was counted, nothing else is needed.
+  function buildElement(el, tag, role, path, inert, fsDisabled, scope, out) {
     let text = null;
     const articleSection = tag === "article" && role === "section"; // D5: its content follows
     if (role !== "table" && role !== "list" && role !== "group" && !articleSection) {
@@ -1124,6 +1132,8 @@
         } else text = normalizeText(raw);
       }
     }
+    const href = role === "link" && tag === "a" ? el.getAttribute("href") : null;
+    if (!admit(out, role, href, text)) return null;
     const rec = newElement("", role, text);
     const withAttrs = el.hasAttributes();
     if (withAttrs) {
@@ -1140,7 +1150,7 @@
     if (withAttrs) globalAttrs(el, attrs, scope);
     if (inert) attrs.inert = "true";
     if (hasKeys(attrs)) rec.attrs = attrs;
-    if (role === "link" && tag === "a") rec.href = el.getAttribute("href");
+    rec.href = href;
     rec.id = elementId(role, rec.label !== null ? rec.label : text !== null ? text : "", path, el);
     rec.shadow = shadowOf(el, path, inert);
     return rec;
@@ -1148,9 +1158,10 @@
   function textParagraph(node, path, out) {
     const text = normalizeText(node.data);
     if (text === "") return;
+    if (!admit(out, "paragraph", null, text)) return;
     const rec = newElement("", "paragraph", text);
     rec.id = elementId("paragraph", text, path, node);
-    add(out, rec);
+    keep(out, rec);
   }
   function openShadowRoot(el) {
     const root = el.shadowRoot;
@@ -1177,6 +1188,7 @@
     if (openShadowRoot(el) === null) return;
     const shadow = shadowOf(el, path, inert);
     if (shadow === null) return;
+    if (!admit(out, "group", null, null)) return;
     const rec = newElement("", "group", null);
     if (el.hasAttributes()) {
       const idAttr = el.getAttribute("id");
@@ -1190,7 +1202,7 @@
     } else if (inert) rec.attrs = { __proto__: null, inert: "true" };
     rec.id = elementId("group", rec.label !== null ? rec.label : "", path, el);
     rec.shadow = shadow;
-    add(out, rec);
+    keep(out, rec);
   }
 
   // ---- walks (docs/contract.md#traversal). Each child is visited through `guarded`, so a node
@@ -1206,7 +1218,8 @@
     return inert || el.hasAttribute("inert");
   }
   function emitElement(el, tag, role, path, out, inert, fsDisabled, scope, fromRegions, scoped) {
-    add(out, buildElement(el, tag, role, path, inert, fsDisabled, scope));
+    const rec = buildElement(el, tag, role, path, inert, fsDisabled, scope, out);
+    if (rec !== null) keep(out, rec);
     if (INTERACTIVE[role] === 1) return;
     const childDisabled = fsDisabled || (tag === "fieldset" && el.hasAttribute("disabled"));
     let i = 0;
@@ -1228,7 +1241,8 @@
     const nodeInert = ownInert(el, inert);
     const role = roleOf(el, tag);
     if (role !== null && INTERACTIVE[role] === 1) {
-      add(out, buildElement(el, tag, role, path, nodeInert, fsDisabled, scope));
+      const rec = buildElement(el, tag, role, path, nodeInert, fsDisabled, scope, out);
+      if (rec !== null) keep(out, rec);
       return;
     }
     if (role === null) shadowHostGroup(el, tag, path, out, nodeInert, scope);
@@ -1307,7 +1321,7 @@
     return n === 0 ? "r_" + stem : "r_" + stem + "_" + n;
   }
   function newRegion(id, role, label) {
-    return { id, role, label, form: null, elements: [] };
+    return { id, role, label, form: null, elements: budgetedList(role === "navigation") };
   }
   function regionLabel(el, scope) {
     if (!el.hasAttributes()) return null;
@@ -1323,7 +1337,7 @@
     return null;
   }
   function finishRegion(region) {
-    region.elements = summarize(region.elements, region.role === "navigation");
+    closeBudget(region.elements);
     add(regions, region);
   }
   function landmarkRegion(el, path, role, stem, inert, scope, scoped) {
@@ -1395,43 +1409,69 @@
     }
     return out.length > 1 && out.charCodeAt(out.length - 1) === 47 ? out.slice(0, out.length - 1) : out;
   }
-  function summarize(elements, navigation) {
-    const linkLimit = navigation ? MAX_NAV_LINKS : MAX_LINKS;
-    const kept = [];
-    const seen = { __proto__: null };
-    let links = 0, paragraphs = 0, dupLinks = 0, moreLinks = 0, moreParagraphs = 0, moreElements = 0, chars = 0;
-    for (let i = 0; i < elements.length; i++) {
-      const e = elements[i];
-      const role = e.role;
-      let drop = false;
-      if (FORM_CONTROLS[role] !== 1 && role !== "heading" && kept.length >= MAX_ELEMENTS) { moreElements++; drop = true; }
-      else if (role === "link") {
-        if (e.href !== null) {
-          const key = normalizeHref(e.href);
-          if (seen[key] === 1) { dupLinks++; drop = true; }
-          else seen[key] = 1;
-        }
-        if (!drop) {
-          links++;
-          if (links > linkLimit) { moreLinks++; drop = true; }
-        }
-      } else if (role === "paragraph") {
-        paragraphs++;
-        if (paragraphs > MAX_PARAGRAPHS) { moreParagraphs++; drop = true; }
+  // Budgets are decided while elements are added, in document order, exactly as a pass over
+  // the finished list would (docs/contract.md#budgets), so a dropped element costs only its
+  // text: no label, attrs, id or shadow. Its id is never hashed, so it never takes part in
+  // collision suffixes; ids hash distinct node paths, so a suffix only ever follows an
+  // actual SHA-256 prefix collision between kept elements.
+  function budgetedList(navigation) {
+    const list = [];
+    list.budget = {
+      linkLimit: navigation ? MAX_NAV_LINKS : MAX_LINKS, seen: { __proto__: null }, key: null, kept: 0,
+      links: 0, paragraphs: 0, dupLinks: 0, moreLinks: 0, moreParagraphs: 0, moreElements: 0, chars: 0,
+    };
+    return list;
+  }
+  // false (and the drop counted) when the budget of `out` drops this element.
+  function admit(out, role, href, text) {
+    const b = out.budget;
+    if (b === undefined) return true; // shadow content has no budget
+    let drop = false;
+    b.key = null;
+    if (FORM_CONTROLS[role] !== 1 && role !== "heading" && b.kept >= MAX_ELEMENTS) { b.moreElements++; drop = true; }
+    else if (role === "link") {
+      if (href !== null) {
+        const key = normalizeHref(href);
+        if (b.seen[key] === 1) { b.dupLinks++; drop = true; }
+        else b.key = key;
       }
-      if (drop) { if (e.text !== null) chars += utf8Length(e.text); }
-      else add(kept, e);
+      if (!drop && b.links + 1 > b.linkLimit) {
+        if (b.key !== null) b.seen[b.key] = 1; // an over-limit link still marks its href seen
+        b.links++;
+        b.moreLinks++;
+        drop = true;
+      }
+    } else if (role === "paragraph" && b.paragraphs + 1 > MAX_PARAGRAPHS) {
+      b.paragraphs++;
+      b.moreParagraphs++;
+      drop = true;
     }
-    const total = dupLinks + moreLinks + moreParagraphs + moreElements;
+    if (drop && text !== null) b.chars += utf8Length(text);
+    return !drop;
+  }
+  // Adds an admitted element to `out` and counts it against the budget.
+  function keep(out, rec) {
+    add(out, rec);
+    const b = out.budget;
+    if (b === undefined) return;
+    b.kept++;
+    if (rec.role === "link") {
+      if (b.key !== null) b.seen[b.key] = 1;
+      b.links++;
+    } else if (rec.role === "paragraph") b.paragraphs++;
+    b.key = null;
+  }
+  function closeBudget(list) {
+    const b = list.budget;
+    const total = b.dupLinks + b.moreLinks + b.moreParagraphs + b.moreElements;
     if (total > 0) {
       const parts = [];
-      if (dupLinks > 0) add(parts, dupLinks + " duplicate links");
-      if (moreLinks > 0) add(parts, moreLinks + " more links");
-      if (moreParagraphs > 0) add(parts, moreParagraphs + " more paragraphs");
-      if (moreElements > 0) add(parts, moreElements + " more elements");
-      add(kept, newElement("e_summary_" + total, "paragraph", "[" + joinList(parts, ", ") + " dropped, ~" + chars + " chars]"));
+      if (b.dupLinks > 0) add(parts, b.dupLinks + " duplicate links");
+      if (b.moreLinks > 0) add(parts, b.moreLinks + " more links");
+      if (b.moreParagraphs > 0) add(parts, b.moreParagraphs + " more paragraphs");
+      if (b.moreElements > 0) add(parts, b.moreElements + " more elements");
+      add(list, newElement("e_summary_" + total, "paragraph", "[" + joinList(parts, ", ") + " dropped, ~" + b.chars + " chars]"));
     }
-    return kept;
   }
 
   // ---- structured data (docs/contract.md#shape-and-serialisation), whole document; maps get sorted keys (determinism)
@@ -1544,13 +1584,9 @@
     const lang = typeof langAttr === "string" && langAttr !== "" ? langAttr : "en";
     const body = document.body;
     if (body !== null && body !== undefined) {
-      const content = [];
-      collectRegions(body, "0", content, false, makeScope(body), false);
-      if (content.length > 0) {
-        const region = newRegion("r_content", "content", null);
-        region.elements = content;
-        finishRegion(region);
-      }
+      const region = newRegion("r_content", "content", null);
+      collectRegions(body, "0", region.elements, false, makeScope(body), false);
+      if (region.elements.length > 0) finishRegion(region);
     }
     let regionsJson = "[";
     let written = 0;
@@ -1561,7 +1597,7 @@
     regionsJson += "]";
     let htmlBytes = 0;
     try {
-      htmlBytes = utf8Length(document.documentElement.outerHTML);
+      htmlBytes = byteLength(document.documentElement.outerHTML);
     } catch (e) {
       htmlBytes = 0;
     }
@@ -1570,7 +1606,7 @@
       ',"regions":' + regionsJson + ',"meta":{"html_bytes":' + htmlBytes + ',"som_bytes":';
     const tail = ',"element_count":' + counts.elements + ',"interactive_count":' + counts.interactive + "}" +
       (data === null ? "" : ',"structured_data":' + data) + "}";
-    const somBytes = utf8Length(head) + 1 + utf8Length(tail);
+    const somBytes = byteLength(head) + 1 + byteLength(tail);
     return { json: head + somBytes + tail, nodes };
   } catch (e) {
     return { json: null, error: e === BUDGET ? BUDGET.code : "internal error", nodes };
