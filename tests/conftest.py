@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -21,6 +22,37 @@ FIXTURE_PAGES = Path(__file__).parent / "fixtures" / "pages"
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # keep test output clean
         pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def dispatcher_exports() -> Iterator[dict[str, None]]:
+    """Every trace_export and final_trace that the real ``Dispatcher`` answers during the run is
+    collected and, when the run ends, audited against the contract (``pnb.audit``); a finding fails
+    the run. Exports built by hand (tests of broken exports) never pass through the dispatcher. The
+    fixture's value is the collection (answer texts), so a test can check that collecting works."""
+    from plasmate_nb.tools.dispatcher import Dispatcher
+
+    produced: dict[str, None] = {}  # answer texts, once each (an unchanged log exports the same bytes)
+    original = Dispatcher.call
+
+    async def call(self: Dispatcher, name: str, arguments: object = None) -> object:
+        result = await original(self, name, arguments)
+        if not result.is_error and (
+            name == "trace_export" or (name == "close_page" and '"final_trace"' in result.text)
+        ):
+            produced[result.text] = None
+        return result
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Dispatcher, "call", call)
+        yield produced
+    if produced:
+        from plasmate_nb.analysis import audit
+
+        report = audit([json.loads(text) for text in produced])
+        assert report.ok, "exports the dispatcher produced in this run break the contract:\n" + (
+            report.findings[["source", "sequence", "rule", "path", "message"]].to_string()
+        )
 
 
 @pytest.fixture(scope="session")

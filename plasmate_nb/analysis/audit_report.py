@@ -117,7 +117,8 @@ class AuditReport:
         if self.findings.empty:
             return box("plasmate.trace.v1 audit", head)
         shown = ("source", "sequence", "rule", "path", "message", "why")
-        rows = self.findings[list(shown)].head(500).itertuples(index=False)
+        records = self.to_dict()["findings"][:500]
+        rows = [[record[name] for name in shown] for record in records]
         more = len(self.findings) - 500
         tail = f"<div>… and {more} more (see .findings)</div>" if more > 0 else ""
         return box("plasmate.trace.v1 audit", head + table(shown, rows) + tail)

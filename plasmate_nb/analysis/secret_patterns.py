@@ -2,8 +2,8 @@
 
 A trace keeps no secret by construction, so any match is worth a look. Detectors report the
 kind, where the match starts and its length — never the matched text, so a report about a leak
-does not leak it again. The contract's own fingerprints (keyed HMACs in hex) are removed before
-scanning, because they are exactly the long hex runs the contract allows.
+does not leak it again. The contract's own fingerprints (keyed HMACs in hex) and UUID handles are
+removed before scanning: they are exactly the random-looking runs the contract allows.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ FINGERPRINT = re.compile(
     + "|".join(re.escape(p) for p in (URL_PREFIX, STATE_PREFIX, TARGET_ID_PREFIX, TARGET_KEY_PREFIX))
     + ")"
     r"[0-9a-f]{64}"
+)
+#: A UUID (trace_id and session_id are UUID v4): hex groups and hyphens, random but not a secret.
+UUID = re.compile(
+    r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
 )
 
 # Shorter runs are ordinary words and ids (a UUID's longest hex group is 12).
@@ -72,7 +76,7 @@ def find_secret_like(text: str) -> list[SecretMatch]:
     >>> [m.kind for m in find_secret_like("call me at ada@example.test")]
     ['email address']
     """
-    masked = FINGERPRINT.sub(lambda m: " " * len(m.group()), text)
+    masked = UUID.sub(lambda m: " " * len(m.group()), FINGERPRINT.sub(lambda m: " " * len(m.group()), text))
     found: list[SecretMatch] = []
     taken: list[tuple[int, int]] = []
     for kind, start, end in _candidates(masked):

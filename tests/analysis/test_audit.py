@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,9 @@ from hypothesis import strategies as st
 
 import plasmate_nb as pnb
 from plasmate_nb.analysis.audit_rules import RULES, RULES_BY_ID
+from plasmate_nb.analysis.secret_patterns import find_secret_like
 from plasmate_nb.trace import TraceLog
-from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, MAX_EXPORT_BYTES, SCHEMA
+from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, MAX_EXPORT_BYTES, SCHEMA, STATE_PREFIX
 from tests.analysis.export_builders import (
     MUTATIONS,
     SESSION_ID,
@@ -158,6 +160,38 @@ def test_inputs_of_every_kind_and_unreadable_ones(tmp_path: Path) -> None:
     unreadable = report.findings[report.findings["rule"] == "unreadable"]
     assert report.unreadable == len(unreadable) == 5 and not report.ok
     assert "hunter2" not in report.findings.to_string()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.uuids(), st.binary(min_size=32, max_size=32))
+def test_handles_and_fingerprints_never_look_like_secrets(handle: uuid.UUID, key: bytes) -> None:
+    assert find_secret_like(f"{handle} {STATE_PREFIX}{key.hex()},{str(handle).upper()}") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("write to ada.lovelace+x@example.co.uk today", "email address"),
+        ("Authorization: Bearer abc.DEF-123_456~xyz", "bearer token"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlcw", "jwt"),
+        ("key sk_live_4eC39HqLyjWDarjtT1zdp7dc", "api key"),
+        ("ghp_" + "a1B2c3D4e5" * 4, "api key"),
+        ("AKIAIOSFODNN7EXAMPLE", "api key"),
+        ("id 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", "long hex run"),
+        ("token Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbA==", "long base64 run"),
+        ("card 4111-1111-1111-1111", "card number"),
+    ],
+)
+def test_secret_shapes_are_recognised_by_kind(text: str, kind: str) -> None:
+    assert [match.kind for match in find_secret_like(text)] == [kind]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["down", "x" * 600, "4111 1111 1111 1112", "deadbeef" * 8, "text_input", "https://example.test:443"],
+)
+def test_ordinary_text_is_not_a_secret(text: str) -> None:
+    assert find_secret_like(text) == []
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

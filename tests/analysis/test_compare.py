@@ -3,6 +3,7 @@ one with an injected failure, diverge at the right step for the right reason."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -103,3 +104,12 @@ async def test_the_views_show_two_columns_highlight_differences_and_no_fingerpri
     assert "plasmate-" not in html and "plasmate-" not in cmp.steps.to_string()
     assert not [c for c in cmp.steps.columns if "fingerprint" in c or "target_id" in c]
     assert "first at step" in repr(cmp)
+
+
+async def test_the_suite_collects_every_export_the_dispatcher_answers_for_its_final_audit(
+    dispatcher_exports: dict[str, None],
+) -> None:
+    """tests/conftest.py audits these when the run ends: this checks that they really are collected."""
+    export, closed = await _demo_flow()
+    texts = [json.loads(text) for text in dispatcher_exports]
+    assert export in texts and closed in texts
