@@ -24,7 +24,7 @@ _EXPORTS = {
     "plasmate_nb.demo_site": ("DemoSite",),
     "plasmate_nb.notebook": (
         "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
-        "Page", "ReplayPanel", "ReplayPlan", "Screenshot", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
+        "Page", "ReplayPanel", "ReplayPlan", "ReplayRefused", "ReplayResult", "Screenshot", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
         "TraceFormatError", "TraceStatus", "afetch", "attach", "explain", "fetch", "load_trace", "load_traces",
     ),
     "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
@@ -65,6 +65,8 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook import Page as Page
     from plasmate_nb.notebook import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook import ReplayPlan as ReplayPlan
+    from plasmate_nb.notebook import ReplayRefused as ReplayRefused
+    from plasmate_nb.notebook import ReplayResult as ReplayResult
     from plasmate_nb.notebook import Screenshot as Screenshot
     from plasmate_nb.notebook import Session as Session
     from plasmate_nb.notebook import TraceCleared as TraceCleared

@@ -227,9 +227,12 @@ REPLAY_EXECUTION_DISABLED = ErrorText(
 )
 
 
+REPLAY_NOT_EXECUTED_PREFIX = "Replay not executed: "
+
+
 def replay_not_executed(plan_json: str) -> ErrorText:
     """replay_execute's refusal: nothing ran; ``plan_json`` is the plan that said no."""
-    text = f"Replay not executed: {plan_json}"
+    text = REPLAY_NOT_EXECUTED_PREFIX + plan_json
     return ErrorText(text, classify_error(text))
 
 
@@ -419,6 +422,10 @@ FINAL_TRACE_HINT = (
     "s.open(url) starts a new browser session"
 )
 OPEN_FIRST_HINT = "s.open(url) starts a browser session"
+REPLAY_EXECUTION_IS_THE_SERVERS = (
+    "replay_execution=True turns replay_execute on for the embedded engine only; a server's operator "
+    "turns it on with `plasmate-nb serve --enable-replay-execution`"
+)
 ALREADY_OPEN = "this session already has an open browser session"
 ALREADY_OPEN_HINT = "close() it first, or make another Session() for a second browser session"
 

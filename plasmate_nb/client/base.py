@@ -39,7 +39,7 @@ class ToolError(HintedError):
         return self.message
 
     def __repr__(self) -> str:
-        return f"ToolError(tool={self.tool!r}, message={self.message!r})"
+        return f"{type(self).__name__}(tool={self.tool!r}, message={self.message!r})"
 
 
 @runtime_checkable

@@ -36,9 +36,19 @@ def embedded_dispatcher(config: EngineConfig | None = None) -> Dispatcher:
         return _dispatcher
 
 
-async def embedded_transport(config: EngineConfig | None = None) -> LoopBoundTransport:
-    """A transport to the embedded engine, usable from any event loop."""
-    return LoopBoundTransport(InProcessTransport(embedded_dispatcher(config)), background_loop())
+async def embedded_transport(
+    config: EngineConfig | None = None, *, replay_execution: bool = False
+) -> LoopBoundTransport:
+    """A transport to the embedded engine, usable from any event loop.
+
+    ``replay_execution=True`` is the operator's opt-in to ``replay_execute`` for the whole
+    embedded engine (every session and embedded server of this process); it is never turned
+    off again before ``close_embedded()``.
+    """
+    dispatcher = embedded_dispatcher(config)
+    if replay_execution:
+        dispatcher.replay_execution = True
+    return LoopBoundTransport(InProcessTransport(dispatcher), background_loop())
 
 
 def close_embedded() -> None:

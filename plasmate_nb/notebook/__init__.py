@@ -17,7 +17,9 @@ _EXPORTS = {
         "load_traces", "schema",
     ),
     "plasmate_nb.notebook.page": ("AmbiguousElement", "Element", "ElementNotFound", "Page"),
-    "plasmate_nb.notebook.replay": ("CHECKS", "DRIFT_EXPLANATIONS", "Check", "ReplayPlan", "explain"),
+    "plasmate_nb.notebook.replay": (
+        "CHECKS", "DRIFT_EXPLANATIONS", "Check", "ReplayPlan", "ReplayRefused", "ReplayResult", "explain",
+    ),
     "plasmate_nb.notebook.session": ("Session", "Trace", "attach"),
     "plasmate_nb.notebook.fetching": ("afetch", "fetch"),
     "plasmate_nb.notebook.stateless": ("Screenshot",),
@@ -49,6 +51,8 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook.replay import DRIFT_EXPLANATIONS as DRIFT_EXPLANATIONS
     from plasmate_nb.notebook.replay import Check as Check
     from plasmate_nb.notebook.replay import ReplayPlan as ReplayPlan
+    from plasmate_nb.notebook.replay import ReplayRefused as ReplayRefused
+    from plasmate_nb.notebook.replay import ReplayResult as ReplayResult
     from plasmate_nb.notebook.replay import explain as explain
     from plasmate_nb.notebook.replay_panel import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook.session import Session as Session

@@ -39,7 +39,7 @@ from .cookies import Cookies
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, plotter
 from .page import Element, Page
 from .page import element_id as _id_of
-from .replay import ReplayPlan
+from .replay import ReplayPlan, ReplayRefused, ReplayResult
 from .stateless import Screenshot, call_stateless, scrubbed, take_screenshot, url_secrets
 
 if TYPE_CHECKING:
@@ -79,7 +79,10 @@ class AsyncSession:
     ...     events = await s.trace.events()
     """
 
-    def __init__(self, transport: Transport | None = None) -> None:
+    def __init__(self, transport: Transport | None = None, *, replay_execution: bool = False) -> None:
+        if replay_execution and transport is not None:
+            raise ValueError(errors.REPLAY_EXECUTION_IS_THE_SERVERS)
+        self._replay_execution = replay_execution
         self._transport = transport
         self._owns_transport = False
         self._close_on_exit = True
@@ -182,7 +185,7 @@ class AsyncSession:
         if self._transport is None:
             from ..client.embedded import embedded_transport  # lazy: starts nothing until first use
 
-            self._transport = await embedded_transport()
+            self._transport = await embedded_transport(replay_execution=self._replay_execution)
         self._watch_transport()
         return self._transport
 
@@ -297,6 +300,10 @@ class AsyncSession:
 
     async def _act(self, tool: str, arguments: dict[str, Any], secrets: Iterable[str] = ()) -> Page:
         payload = await self._call(tool, {"session_id": self._require_session(), **arguments}, secrets)
+        return await self._page_after(payload)
+
+    async def _page_after(self, payload: dict[str, Any]) -> Page:
+        """The page an action's answer describes (rebuilt whole from a changes answer); now current."""
         if "changes" in payload:  # som_answers="changes": rebuild the whole page model here
             payload = {**payload, "regions": await self._rebuilt_regions(payload["changes"])}
         self._page = Page(payload, self._transport, previous=self._page)
@@ -563,10 +570,53 @@ class AsyncSession:
             "sequence": sequence,
         }
         payload = await self._call("replay_validate", {**arguments, "confirmed": confirmed})
+        return await self._plan_of(payload, actions)
+
+    async def _plan_of(self, payload: dict[str, Any], actions: dict[int, str] | None) -> ReplayPlan:
+        sequence = payload["sequence"]
         if actions is None and "action" not in payload and payload.get("drift") not in _NO_EVENT_DRIFTS:
             export = await self.trace.export()  # a refusal omits the action; the trace records it
             actions = {event["sequence"]: event["action"] for event in export.payload["events"]}
         return ReplayPlan(payload, (actions or {}).get(sequence))
+
+    async def replay(
+        self, sequence: int, confirmed: bool = False, value: str | None = None, *, trace_id: str | None = None
+    ) -> ReplayResult:
+        """Execute retained event ``sequence`` again, on the live page, only if it validates now.
+
+        The server runs replay_validate's checks and the execution in one critical section, so
+        nothing can change the page in between; anything but a confirmed, validated plan raises
+        ``ReplayRefused`` (with the plan) and executes nothing. Typed text, selected values and
+        navigation URLs were never kept: pass them as ``value`` (same UTF-8 byte length; the same
+        URL). The execution is traced as an ordinary call of that action. Needs a server whose
+        operator enabled it: ``pnb.Session(replay_execution=True)`` or
+        ``plasmate-nb serve --enable-replay-execution``.
+
+        >>> s = pnb.Session(replay_execution=True)
+        >>> s.replay_validate(2).status            # 'confirmation_required': review the plan
+        >>> done = s.replay(2, confirmed=True)     # executes, traced as a new event
+        >>> done.changes()
+        >>> s.replay(3, confirmed=True, value="the text again")   # a type_text: same byte length
+        """
+        arguments: dict[str, Any] = {
+            "trace_id": self.trace_id if trace_id is None else trace_id,
+            "sequence": operator.index(sequence),
+            "confirmed": confirmed,
+        }
+        if value is not None:
+            arguments["value"] = value
+        before = self._page
+        try:
+            answer = await self._call("replay_execute", {"session_id": self._require_session(), **arguments})
+        except ToolError as error:
+            if not error.message.startswith(errors.REPLAY_NOT_EXECUTED_PREFIX):
+                # An action's own failure: scrubbed of the value like any typed text. (A refusal is
+                # the server's plan, which holds no value; scrubbing it would mangle it.)
+                raise scrubbed(error, () if value is None else (value,)) from None
+            refusal = json.loads(error.message.removeprefix(errors.REPLAY_NOT_EXECUTED_PREFIX))
+            raise ReplayRefused(await self._plan_of(refusal, None)) from None
+        page = await self._page_after(answer)
+        return ReplayResult(before, page, answer["replayed_sequence"], answer["sequence"])
 
     async def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> ReadableFrame:
         """Validate every retained event; a table of sequence, action, status, drift and a summary in words.

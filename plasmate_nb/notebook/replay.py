@@ -9,17 +9,24 @@ checklist, the plan's summary, ``DRIFT_EXPLANATIONS`` and ``explain`` all read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..client.base import ToolError
 from ..trace.constants import (
     DRIFT_CODES,
     DRIFT_MESSAGES,
+    EXECUTION_REFUSAL_MESSAGES,
     MESSAGE_CONFIRMATION_REQUIRED,
     STATUS_CONFIRMATION_REQUIRED,
     STATUS_REFUSED,
     STATUS_VALIDATED,
 )
 from ._html import box, cell, table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .page import Page
 
 
 class _Words(NamedTuple):
@@ -102,6 +109,21 @@ _WORDS: dict[str, _Words] = {
         "Undo what changed since the action (typing or toggling changes the page itself, so such an "
         "action is refused right after it ran), then validate again.",
     ),
+    "value_length_mismatch": _Words(
+        "the value you supplied has the recorded byte length",
+        "the value you supplied does not have the recorded byte length",
+        "The trace kept only the byte length of the typed text or selected value; the value given "
+        "to replay (or its absence) does not match it, so the replay would not be the same action.",
+        "Pass value= with exactly the recorded number of UTF-8 bytes (the event's parameters show "
+        "byte_length); actions other than type_text, select_option and navigate_to take no value.",
+    ),
+    "url_mismatch": _Words(
+        "the URL you supplied is the one the navigation used",
+        "the URL you supplied is not the one the navigation used",
+        "The trace kept only a keyed fingerprint of the navigation's URL; the URL given to replay "
+        "(or its absence) has another fingerprint.",
+        "Pass value= with the exact URL the recorded navigate_to used.",
+    ),
     CONFIRMATION: _Words(
         "you confirmed the replay (confirmed=True)",
         "not confirmed yet",
@@ -120,6 +142,8 @@ TARGET_CHECKS = frozenset({"target_missing", "target_ambiguous", "action_unavail
 
 #: Drift code -> what the refusal means, in words (``explain(code)`` adds what to do).
 DRIFT_EXPLANATIONS: dict[str, str] = {code: _WORDS[code].meaning for code in DRIFT_CODES}
+#: replay_execute's own check after validation (docs/contract.md#supervised-replay-execution).
+VALUE_CHECK = ("value", "the value you supplied matches what the trace kept of it")
 
 PASSED, FAILED, NOT_REACHED, SKIPPED = "passed", "failed here", "not reached", "skipped (no recorded target)"
 _RESULT_WORDS = {
@@ -173,6 +197,8 @@ def explain(code: str) -> Explanation:
     """
     if code in DRIFT_MESSAGES:
         words, status, message = _WORDS[code], STATUS_REFUSED, DRIFT_MESSAGES[code]
+    elif code in EXECUTION_REFUSAL_MESSAGES:
+        words, status, message = _WORDS[code], STATUS_REFUSED, EXECUTION_REFUSAL_MESSAGES[code]
     elif code in (STATUS_CONFIRMATION_REQUIRED, CONFIRMATION):
         words, status, message = (
             _WORDS[CONFIRMATION],
@@ -181,7 +207,7 @@ def explain(code: str) -> Explanation:
         )
         code = STATUS_CONFIRMATION_REQUIRED
     else:
-        known = ", ".join((*DRIFT_CODES, STATUS_CONFIRMATION_REQUIRED))
+        known = ", ".join((*DRIFT_CODES, *EXECUTION_REFUSAL_MESSAGES, STATUS_CONFIRMATION_REQUIRED))
         raise ValueError(f"unknown replay code {code!r}: explain() knows {known}")
     return Explanation(code, status, words.check, words.failed, words.meaning, words.what_to_do, message)
 
@@ -218,6 +244,8 @@ def checklist(payload: dict[str, Any]) -> list[Check]:
         else:
             state = PASSED
         result.append(Check(name, state, meaning))
+    if drift in EXECUTION_REFUSAL_MESSAGES:  # replay_execute's value check, after every other one
+        result.append(Check(VALUE_CHECK[0], FAILED, VALUE_CHECK[1]))
     return result
 
 
@@ -268,6 +296,11 @@ class ReplayPlan:
 
         >>> print(s.replay_validate(2).explanation)
         """
+        if self.status == STATUS_VALIDATED and self.execution_available:
+            return (
+                "Every check passed and the replay was confirmed. This server can execute replays: "
+                "s.replay(sequence, confirmed=True) runs the checks again and executes in one step."
+            )
         if self.status == STATUS_VALIDATED:
             return (
                 "Every check passed and the replay was confirmed. Replay execution is not available "
@@ -283,6 +316,11 @@ class ReplayPlan:
 
         >>> print(s.replay_validate(2).what_to_do)
         """
+        if self.status == STATUS_VALIDATED and self.execution_available:
+            return (
+                f"To execute it: s.replay({self.sequence}, confirmed=True) (typed text, selected values "
+                "and navigation URLs were never kept: pass value=)."
+            )
         if self.status == STATUS_VALIDATED:
             return "Nothing: this is as far as validation goes; nothing will be executed."
         words = self._words
@@ -320,3 +358,59 @@ class ReplayPlan:
             f"  execution_available: {str(self.execution_available).lower()} (validation only; nothing was executed)"
         )
         return "\n".join(lines)
+
+
+class ReplayRefused(ToolError):
+    """``s.replay`` executed nothing: ``plan`` (a ``ReplayPlan``) says which check refused and why.
+
+    >>> try:
+    ...     s.replay(2, confirmed=True)
+    ... except pnb.ReplayRefused as refused:
+    ...     refused.plan              # the checklist; refused.plan.what_to_do says the next step
+    """
+
+    def __init__(self, plan: ReplayPlan) -> None:
+        super().__init__("replay_execute", f"Replay not executed: {plan.summary}")
+        self.plan = plan
+        self.with_hint(plan.what_to_do)
+
+
+class ReplayResult:
+    """What ``s.replay`` did, with the pages before and after.
+
+    ``before`` and ``page`` are the pages before and after, ``replayed_sequence`` the event it
+    replayed and ``sequence`` the new event of the execution.
+
+    >>> done = s.replay(2, confirmed=True)
+    >>> done.sequence, done.page.title
+    >>> done.changes()             # what the execution changed on the page
+    """
+
+    def __init__(self, before: Page | None, page: Page, replayed_sequence: int, sequence: int) -> None:
+        self.before = before
+        self.page = page
+        self.replayed_sequence = replayed_sequence
+        self.sequence = sequence
+
+    def changes(self) -> pd.DataFrame:
+        """Elements the execution added, removed or changed (``page.changes()``).
+
+        >>> s.replay(4, confirmed=True).changes()
+        """
+        return self.page.changes()
+
+    def __repr__(self) -> str:
+        return (
+            f"ReplayResult(replayed_sequence={self.replayed_sequence}, sequence={self.sequence}, "
+            f"title={self.page.title!r})"
+        )
+
+    def _repr_html_(self) -> str:
+        changes = self.changes()
+        rows = [[value for value in row] for row in changes.itertuples(index=False)]
+        body = (
+            f"<p>Event {self.replayed_sequence} was executed again as event {self.sequence}; the page "
+            f"is now <b>{cell(self.page.title or '')}</b>.</p>"
+            + (table(tuple(changes.columns), rows) if rows else "<i>nothing on the page changed</i>")
+        )
+        return box(f"Replayed event {self.replayed_sequence}", body)

@@ -1,5 +1,10 @@
-"""``ReplayPanel``: pick a retained event, validate or confirm it, read the ``ReplayPlan``
-(the refresh plumbing is in ``widgets``). Build it with ``s.replay_panel()``."""
+"""``ReplayPanel``: pick a retained event, validate or confirm it, read the ``ReplayPlan``, and
+(where the operator enabled it) execute it (the refresh plumbing is in ``widgets``). Build it
+with ``s.replay_panel()``.
+
+The panel never takes a value to type or select: a text field would keep it in widget state,
+which a saved notebook stores. Replays that need one are done with ``s.replay(..., value=...)``.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +14,21 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..trace.constants import STATUS_VALIDATED, SUPPLIED_VALUE_ARGUMENT
 from ._html import box, cell
 from .export import TraceExport
-from .replay import ReplayPlan
+from .replay import ReplayPlan, ReplayRefused, ReplayResult
 from .widgets import _bundle, _LiveSession, _LiveView
 
 
 class ReplayPanel(_LiveView):
-    """Pick a retained event, then Validate or Confirm; shows the ``ReplayPlan``. Never executes.
+    """Pick a retained event, then Validate or Confirm; shows the ``ReplayPlan``.
 
     Build it with ``s.replay_panel()``; its event list follows the session's trace. The
-    buttons stay disabled until an event is picked (and once the session is closed).
+    buttons stay disabled until an event is picked (and once the session is closed). An
+    Execute button appears only when the server offers replay execution (the plan says
+    ``execution_available``) and is enabled only for the picked event's validated, confirmed
+    plan; it then shows the page before and after and what changed.
 
     >>> panel = s.replay_panel()
     >>> panel.validate(2).result().status
@@ -47,12 +56,21 @@ class ReplayPanel(_LiveView):
             tooltip="replay_validate(sequence, confirmed=True): still never executes",
             disabled=True,
         )
+        self.execute_button = w.Button(
+            description="Execute",
+            button_style="danger",
+            tooltip="replay(sequence, confirmed=True): checks again, then executes, in one step",
+            disabled=True,
+            layout=w.Layout(display="none"),  # shown once the server says it can execute
+        )
+        self.result: ReplayResult | None = None
         self.output = w.HTML("<i>pick an event, then press Validate</i>")
         self.validate_button.on_click(lambda _: self.validate(confirmed=False))
         self.confirm_button.on_click(lambda _: self.validate(confirmed=True))
+        self.execute_button.on_click(lambda _: self.execute())
         self.events.observe(lambda _: self._enable_buttons(), names="value")
         row = w.HBox(
-            [self.events, self.validate_button, self.confirm_button],
+            [self.events, self.validate_button, self.confirm_button, self.execute_button],
             layout=w.Layout(flex_flow="row wrap", align_items="center"),
         )
         self.widget = w.VBox([row, self.output])
@@ -61,6 +79,19 @@ class ReplayPanel(_LiveView):
     def _enable_buttons(self) -> None:
         idle = self._ended or self.events.value is None
         self.validate_button.disabled = self.confirm_button.disabled = idle
+        self.execute_button.disabled = idle or not self._executable()
+
+    def _executable(self) -> bool:
+        """The picked event's plan is validated and confirmed, here execution exists, and the
+        action needs no value (the panel never takes one)."""
+        plan = self.plan
+        return (
+            plan is not None
+            and plan.execution_available
+            and plan.status == STATUS_VALIDATED
+            and plan.sequence == self.events.value
+            and plan.action not in SUPPLIED_VALUE_ARGUMENT
+        )
 
     async def _fetch(self) -> TraceExport:
         return await self._session.trace.export()
@@ -96,11 +127,54 @@ class ReplayPanel(_LiveView):
         if chosen is None:
             raise LookupError("no retained event to validate")
         self.plan = await self._session.replay_validate(chosen, confirmed)
-        self.output.value = self.plan._repr_html_()
+        self.output.value = self.plan._repr_html_() + self._value_note()
+        if self.plan.execution_available:
+            self.execute_button.layout.display = None
+        self._enable_buttons()
         return self.plan
 
+    def _value_note(self) -> str:
+        plan = self.plan
+        if plan is None or not plan.execution_available or plan.action not in SUPPLIED_VALUE_ARGUMENT:
+            return ""
+        return (
+            f"<p><i>{cell(plan.action)} needs the value the trace never kept: run "
+            f"<code>s.replay({plan.sequence}, confirmed=True, value=...)</code> in a cell.</i></p>"
+        )
+
+    def execute(self) -> concurrent.futures.Future[ReplayResult | None]:
+        """Execute the picked event's validated, confirmed plan from any thread.
+
+        The future yields the ``ReplayResult`` (``None`` when the server refused: the output
+        then shows why).
+
+        >>> panel.validate(2, confirmed=True).result(timeout=30)
+        >>> panel.execute().result(timeout=30).changes()
+        """
+        return asyncio.run_coroutine_threadsafe(self._execute(), self._loop)
+
+    async def _execute(self) -> ReplayResult | None:
+        if not self._executable():
+            raise LookupError("validate and confirm the picked event first (execution must be available)")
+        assert self.plan is not None
+        self.execute_button.disabled = True
+        try:
+            self.result = await self._session.replay(self.plan.sequence, confirmed=True)
+        except ReplayRefused as refused:  # the page changed since the plan was shown
+            self.plan, self.result = refused.plan, None
+            self.output.value = refused.plan._repr_html_()
+            return None
+        self.plan = None  # spent: a new plan is needed for another execution
+        before = self.result.before.title if self.result.before is not None else "—"
+        self.output.value = (
+            f"<p>Before: <b>{cell(before or '')}</b> → after: <b>{cell(self.result.page.title or '')}</b></p>"
+            + self.result._repr_html_()
+        )
+        self._enable_buttons()
+        return self.result
+
     def get_state(self) -> dict[str, dict[str, Any]]:
-        """The ipywidgets state of each part (events, validate, confirm, output), by name.
+        """The ipywidgets state of each part (events, validate, confirm, execute, output), by name.
 
         >>> panel.get_state()["events"]["_options_labels"]
         """
@@ -108,6 +182,7 @@ class ReplayPanel(_LiveView):
             "events": self.events,
             "validate": self.validate_button,
             "confirm": self.confirm_button,
+            "execute": self.execute_button,
             "output": self.output,
         }
         return {name: widget.get_state() for name, widget in parts.items()}

@@ -148,8 +148,8 @@ class Session:
     _ASYNC = AsyncSession
     _core: AsyncSession
 
-    def __init__(self, transport: Transport | None = None) -> None:
-        self._core = AsyncSession(transport)
+    def __init__(self, transport: Transport | None = None, *, replay_execution: bool = False) -> None:
+        self._core = AsyncSession(transport, replay_execution=replay_execution)
 
     @classmethod
     def _wrap(cls, core: AsyncSession) -> Session:
@@ -220,6 +220,7 @@ _STUB_IMPORTS = {
     "Element": ".page",
     "Page": ".page",
     "ReplayPlan": ".replay",
+    "ReplayResult": ".replay",
     "ReadableFrame": "._tables",
     "TraceFigure": ".plots",
     "Screenshot": ".stateless",

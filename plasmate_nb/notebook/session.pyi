@@ -12,7 +12,7 @@ from .dashboard import TraceDashboard
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus
 from .page import Element, Page
 from .plots import TraceFigure
-from .replay import ReplayPlan
+from .replay import ReplayPlan, ReplayResult
 from .replay_panel import ReplayPanel
 from .stateless import Screenshot
 
@@ -31,7 +31,7 @@ class Session:
     >>> s.trace.events()
     >>> final = s.close()
     """
-    def __init__(self, transport: Transport | None = ...) -> None: ...
+    def __init__(self, transport: Transport | None = ..., *, replay_execution: bool = ...) -> None: ...
     def __enter__(self) -> Session: ...
     def __exit__(self, *exc_info: object) -> None: ...
     @property
@@ -229,6 +229,23 @@ class Session:
         >>> plan.status, plan.drift          # e.g. ('refused', 'state_drift')
         >>> s.replay_validate(2, confirmed=True)
         >>> s.replay_validate(2, trace_id=pnb.load_trace("trace.json").trace_id)
+        """
+    def replay(self, sequence: int, confirmed: bool = ..., value: str | None = ..., *, trace_id: str | None = ...) -> ReplayResult:
+        """Execute retained event ``sequence`` again, on the live page, only if it validates now.
+
+        The server runs replay_validate's checks and the execution in one critical section, so
+        nothing can change the page in between; anything but a confirmed, validated plan raises
+        ``ReplayRefused`` (with the plan) and executes nothing. Typed text, selected values and
+        navigation URLs were never kept: pass them as ``value`` (same UTF-8 byte length; the same
+        URL). The execution is traced as an ordinary call of that action. Needs a server whose
+        operator enabled it: ``pnb.Session(replay_execution=True)`` or
+        ``plasmate-nb serve --enable-replay-execution``.
+
+        >>> s = pnb.Session(replay_execution=True)
+        >>> s.replay_validate(2).status            # 'confirmation_required': review the plan
+        >>> done = s.replay(2, confirmed=True)     # executes, traced as a new event
+        >>> done.changes()
+        >>> s.replay(3, confirmed=True, value="the text again")   # a type_text: same byte length
         """
     def replay_validate_all(self, confirmed: bool = ..., progress: bool = ...) -> ReadableFrame:
         """Validate every retained event; a table of sequence, action, status, drift and a summary in words.

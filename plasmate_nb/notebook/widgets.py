@@ -22,7 +22,7 @@ import ipywidgets as w
 
 from ..client.base import ToolError
 from .export import FinalTraceOmitted, TraceExport, TraceStatus
-from .replay import ReplayPlan
+from .replay import ReplayPlan, ReplayResult
 
 
 class _TraceTools(Protocol):
@@ -52,6 +52,10 @@ class _LiveSession(Protocol):
     def subscribe(self, callback: Callable[[str], Any]) -> Callable[[], None]: ...
 
     async def replay_validate(self, sequence: int, confirmed: bool = False) -> ReplayPlan: ...
+
+    async def replay(
+        self, sequence: int, confirmed: bool = False, value: str | None = None
+    ) -> ReplayResult: ...
 
 
 class _LiveView:
