@@ -233,42 +233,16 @@ def test_nothing_to_audit_is_not_clean(bad: object) -> None:
 
 
 async def test_a_real_engine_session_audits_clean(demo) -> None:
-    """A short traced session on real Chromium: its export and its final trace keep every promise."""
+    """A traced session on real Chromium: its export and its final trace keep every promise."""
     from plasmate_nb.browser import Engine, EngineConfig
     from plasmate_nb.tools import Dispatcher
-    from tests.support import Caller, element_id
+    from tests.analysis.demo_flow import sign_in_flow
 
     engine = Engine(EngineConfig(action_timeout=5.0, settle_timeout=1.0))
-    call = Caller(Dispatcher(engine))
     try:
-        page = await call.ok("open_page", url=demo.url("/login.html?next=/account#top"), trace=True)
-        sid = page["session_id"]
-        await call.ok(
-            "type_text",
-            session_id=sid,
-            element_id=element_id(page, "text_input", "Email"),
-            text="ada@example.test",
-        )
-        await call.ok(
-            "type_text",
-            session_id=sid,
-            element_id=element_id(page, "text_input", "Password"),
-            text="hunter2 ok",
-        )
-        await call.ok(
-            "select_option", session_id=sid, element_id=element_id(page, "select", "Plan"), value="Team"
-        )
-        await call.error("click", {"session_id": sid, "element_id": "e_gone"})
-        await call.ok("evaluate", session_id=sid, expression="document.title")
-        await call.ok(
-            "set_cookies", session_id=sid, cookies=[{"name": "sid", "value": "s3cr3t", "url": demo.url("/")}]
-        )
-        await call.ok("scroll", session_id=sid, direction="down", pixels=120)
-        await call.ok("click", session_id=sid, element_id=element_id(page, "button", "Sign in"))
-        export = await call.export(sid)
-        closed = await call.ok("close_page", session_id=sid)
+        export, closed = await sign_in_flow(Dispatcher(engine), demo.base_url, detours=True)
     finally:
         await engine.aclose()
     report = pnb.audit(export, closed)
-    assert report.documents == 2
+    assert report.documents == 2 and len(export["events"]) == 11
     assert report.ok, report.findings[["sequence", "rule", "path", "message"]].to_string()

@@ -11,38 +11,15 @@ import pytest
 import plasmate_nb as pnb
 from plasmate_nb.tools import Dispatcher
 from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, SCHEMA
+from tests.analysis.demo_flow import sign_in_flow
 from tests.scripted_engine import DEFAULT_ORIGIN, ScriptedEngine
-from tests.support import Caller, element_id
 
 
-async def _demo_flow(*, plan: str = "Team", password: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The demo's sign-in flow, traced; returns (trace_export, close_page answer)."""
+async def _demo_flow(**injected: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The demo's sign-in flow over the scripted engine; returns (trace_export, close_page answer)."""
     dispatcher = Dispatcher(ScriptedEngine(DEFAULT_ORIGIN))
-    call = Caller(dispatcher)
     try:
-        page = await call.ok("open_page", url=f"{DEFAULT_ORIGIN}/login.html", trace=True)
-        sid = page["session_id"]
-        await call.ok(
-            "type_text",
-            session_id=sid,
-            element_id=element_id(page, "text_input", "Email"),
-            text="ada@example.test",
-        )
-        if password:
-            await call.ok(
-                "type_text",
-                session_id=sid,
-                element_id=element_id(page, "text_input", "Password"),
-                text="hunter2",
-            )
-        await dispatcher.call(
-            "select_option",
-            {"session_id": sid, "element_id": element_id(page, "select", "Plan"), "value": plan},
-        )
-        await call.ok("toggle", session_id=sid, element_id=element_id(page, "checkbox", "Remember me"))
-        await call.ok("click", session_id=sid, element_id=element_id(page, "button", "Sign in"))
-        await call.ok("navigate_to", session_id=sid, url=f"{DEFAULT_ORIGIN}/index.html")
-        return await call.export(sid), await call.ok("close_page", session_id=sid)
+        return await sign_in_flow(dispatcher, DEFAULT_ORIGIN, **injected)
     finally:
         await dispatcher.engine.aclose()
 
