@@ -1,29 +1,34 @@
 """Matplotlib figures of a ``Fleet`` (imported only when a plot is drawn).
 
 Drawn on a ``Figure`` object, never through pyplot's global state, so plotting in a script or
-a kernel leaves no figure open behind the caller's back.
+a kernel leaves no figure open behind the caller's back; the figure shows itself as a PNG.
 """
 
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, Any
+
+from matplotlib.figure import Figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 #: A ``Fleet`` (typed loosely: fleet.py imports this module, not the other way round).
 Fleet = Any
 
-INSTALL_HINT = "plotting a fleet needs matplotlib: pip install 'plasmate_nb[lab]'"
 
+class FleetFigure(Figure):
+    """A matplotlib ``Figure`` of a fleet that shows itself as a PNG in any notebook front end.
 
-def _figure(**options: Any) -> Figure:
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
-    return Figure(**options)
+    >>> figure = fleet.plot()
+    >>> figure.savefig("fleet.png")
+    """
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=96)
+        return buffer.getvalue()
 
 
 def _actions(fleet: Fleet, ax: Axes) -> None:
@@ -81,16 +86,16 @@ _PANELS = {"actions": _actions, "origins": _origins, "errors": _errors, "duratio
            "pressure": _pressure}  # fmt: skip
 
 
-def plot_fleet(fleet: Fleet, kind: str) -> Figure:
+def plot_fleet(fleet: Fleet, kind: str) -> FleetFigure:
     """The ``kind`` figure of ``fleet``: one panel, or the four-panel overview."""
     if kind == "overview":
-        figure = _figure(figsize=(13, 8), layout="constrained")
+        figure = FleetFigure(figsize=(13, 8), layout="constrained")
         for ax, name in zip(
             figure.subplots(2, 2).flat, ("actions", "errors", "durations", "pressure"), strict=True
         ):
             _PANELS[name](fleet, ax)
         figure.suptitle(f"{fleet.totals['runs']:,} runs · {fleet.totals['events']:,} events")
         return figure
-    figure = _figure(figsize=(8, 4.5), layout="constrained")
+    figure = FleetFigure(figsize=(8, 4.5), layout="constrained")
     _PANELS[kind](fleet, figure.subplots())
     return figure

@@ -27,7 +27,7 @@ from plasmate_nb.trace.constants import COARSE_ACTIONS, MAX_BYTES, MAX_EVENTS, U
 if TYPE_CHECKING:
     import duckdb
 
-    from ._fleet_plots import Figure
+    from ._fleet_plots import FleetFigure
 
 #: A trace is "near" a bound when it retains at least this share of it.
 NEAR_BOUND = 0.9
@@ -276,14 +276,19 @@ class Fleet:
         )
         return target
 
-    def plot(self, kind: str = "overview") -> Figure:
+    def plot(self, kind: str = "overview") -> FleetFigure:
         """A matplotlib figure: ``"overview"`` (four panels), ``"actions"``, ``"origins"``,
         ``"errors"``, ``"durations"`` or ``"pressure"``. Needs matplotlib (``pip install 'plasmate_nb[lab]'``).
 
         >>> fleet.plot()
         >>> fleet.plot("durations")
         """
-        from ._fleet_plots import plot_fleet  # lazy: matplotlib only when a plot is drawn
+        try:
+            from ._fleet_plots import plot_fleet  # lazy: matplotlib only when a plot is drawn
+        except ImportError as error:
+            if (error.name or "").partition(".")[0] != "matplotlib":
+                raise
+            raise ImportError("plotting a fleet needs matplotlib: pip install 'plasmate_nb[lab]'") from None
 
         if kind not in _PLOTS:
             raise ValueError(f"unknown plot {kind!r}: choose one of {list(_PLOTS)}")

@@ -30,6 +30,7 @@ NOTEBOOK_NAMES = [
     "02_trace_semantics.ipynb",
     "03_replay_validation.ipynb",
     "04_watch_an_agent.ipynb",
+    "05_audit_and_fleets.ipynb",
 ]
 CELL_TIMEOUT_S = 120
 EXAMPLE_TIMEOUT_S = 120
@@ -44,6 +45,7 @@ TYPED_IN_SOURCE = {
                                  "demo_cookie_name"],
     "03_replay_validation.ipynb": ["batch@example.test", "hello", "not a text box"],
     "04_watch_an_agent.ipynb": ["agent@example.test"],
+    "05_audit_and_fleets.ipynb": ["fleet@example.test", "Platinum", "Team"],
 }
 RESULT_MARKER = "NOTEBOOK-TEST-RESULT:"
 
@@ -187,6 +189,26 @@ def test_04_watch_an_agent(jupyter_env: dict[str, str]) -> None:
     assert _widget_views(notebook) >= 1
 
 
+def test_05_audit_and_fleets(jupyter_env: dict[str, str]) -> None:
+    name = "05_audit_and_fleets.ipynb"
+    extra = (
+        f"import json; print({RESULT_MARKER!r} + json.dumps(dict(audit_ok=report.ok, "
+        "fields=list(divergence.fields), runs=int(fleet.totals['runs']), problems=int(fleet.totals['problems']), "
+        "events=int(fleet.totals['events']), loaded=len(table), partitions=len(partitions))))"
+    )
+    notebook = _execute(name, jupyter_env, extra)
+    _assert_clean(notebook, name, [jupyter_env["PLASMATE_NB_DEMO_PASSWORD"]])
+    result = _result(notebook)
+    assert result["audit_ok"] is True and "outcome" in result["fields"]
+    assert result["runs"] == 1502 and result["problems"] == 0
+    assert result["loaded"] == result["events"] and result["partitions"] >= 10
+    streams = _stream_text(notebook)
+    assert "select_option failed:" in streams and "audit: 2 export(s) audited: clean" in streams
+    assert re.search(r"first divergence at step \d+: ", streams)
+    images = sum("image/png" in o.get("data", {}) for o in _outputs(notebook))
+    assert images >= 2  # the overview and the origins plot
+
+
 # -- the examples --------------------------------------------------------------------------------
 
 
@@ -212,6 +234,13 @@ def test_example_analyse_trace_folder() -> None:
     assert "wrote 3 traces to a temporary folder" in out
     assert re.search(r"loaded \d+ events from 3 traces", out)
     assert "events per action:" in out
+
+
+def test_example_fleet_summary() -> None:
+    out = _run_example("fleet_summary.py")
+    assert "wrote 1000 synthetic and 2 real exports" in out
+    assert re.search(r"1002 runs, \d+ events, \d+ failures, 0 problem files", out)
+    assert "bounds pressure:" in out and "DuckDB over the Parquet dataset:" in out
 
 
 def test_example_connect_stdio() -> None:
