@@ -468,9 +468,9 @@ def load_traces(
     markers carry no events and are skipped.
 
     ``engine="duckdb"`` lets DuckDB read the files itself (paths only; fast validation): the
-    same table, several times faster on big folders, with no Python object per event while
-    reading. ``"auto"`` (the default) uses it for more than ``AUTO_DUCKDB_FILES`` files;
-    ``pnb.fleet(folder)`` summarises folders too big for one table.
+    same table, parsed on every core, with no Python object per event until the table is
+    built. ``"auto"`` (the default) uses it for more than ``AUTO_DUCKDB_FILES`` files;
+    ``pnb.fleet(folder)`` summarises folders too big for one table without building it.
 
     >>> table = load_traces("traces/")
     >>> table.groupby("source_file")["action"].value_counts()
