@@ -246,7 +246,8 @@ class Fleet:
 
     def to_parquet(self, folder: str | Path, partition_by: str | Sequence[str] = ()) -> Path:
         """Write ``events/`` (one row per event, Hive-partitioned by ``partition_by``) and
-        ``runs.parquet`` (one row per export) into ``folder``; return ``folder``.
+        ``runs.parquet`` (one row per export) into ``folder`` (new, or without an earlier
+        dataset); return ``folder``.
 
         Any event column can partition: ``action``, ``outcome``, ``error_class``, ``origin``…
         Spark, Dask, Polars and DuckDB read the folder as it is.
@@ -259,12 +260,13 @@ class Fleet:
         if unknown:
             raise ValueError(f"cannot partition by {unknown}: choose from {['trace_id', *EVENT_FIELDS]}")
         target = Path(folder)
-        target.mkdir(parents=True, exist_ok=True)
         events = target / "events"
+        if events.exists() or (target / "runs.parquet").exists():
+            # Files of an earlier dataset would be read as part of this one.
+            raise FileExistsError(f"{target} already holds a fleet dataset: write to a new folder")
+        events.mkdir(parents=True)
         columns = ", ".join(("trace_id", *EVENT_FIELDS))
         options = f", PARTITION_BY ({', '.join(partitions)}), OVERWRITE_OR_IGNORE" if partitions else ""
-        if not partitions:
-            events.mkdir(exist_ok=True)
         destination = events if partitions else events / "events.parquet"
         self._connection.execute(
             f"COPY (SELECT {columns} FROM events ORDER BY file_index, sequence) TO '{_quoted(destination)}' "

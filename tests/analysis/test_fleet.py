@@ -148,6 +148,11 @@ def test_to_parquet_round_trips_through_duckdb_with_partitions(tmp_path: Path) -
     pd.testing.assert_frame_equal(runs, fleet.runs, check_dtype=False)
     with pytest.raises(ValueError, match="cannot partition by"):
         fleet.to_parquet(tmp_path / "other", partition_by="url")
+    with pytest.raises(FileExistsError, match="already holds a fleet dataset"):
+        fleet.to_parquet(out, partition_by="action")  # old partitions would mix with the new ones
+    flat = fleet.to_parquet(tmp_path / "flat")
+    assert [p.name for p in (flat / "events").iterdir()] == ["events.parquet"]
+    assert duckdb.sql(f"SELECT count(*) FROM '{flat}/events/events.parquet'").fetchall() == [(len(original),)]
 
 
 def test_load_traces_duckdb_path_equals_the_pandas_path(tmp_path: Path) -> None:
