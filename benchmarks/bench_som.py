@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _report import median_ms, report, time_async
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from playwright.async_api import async_playwright
 
 from plasmate_nb.browser.discovery import find_chromium
@@ -81,7 +82,7 @@ async def measure(page, base: str, size: int) -> dict:
         await compiled.dispose()
 
     walk_json = await page.evaluate(BARE_WALK)
-    aria_yaml = await page.locator("body").aria_snapshot(timeout=120_000)
+    aria_yaml = await aria_or_none(page)
     som = await compile_page(page, timeout=60)
     await som.dispose()
     await som_once()  # warm both paths before timing
@@ -98,22 +99,34 @@ async def measure(page, base: str, size: int) -> dict:
         if size in RECOMPILE_SIZES
         else None
     )
-    aria_ms = median_ms(
-        await time_async(lambda: page.locator("body").aria_snapshot(timeout=120_000), max(3, repeat // 2))
+    aria_ms = (
+        median_ms(await time_async(lambda: aria_or_none(page), max(3, repeat // 2)))
+        if aria_yaml is not None
+        else None
     )
-    return {
+    row = {
         "elements": size,
         "som_ms": som_ms,
         "walk_ms": walk_ms,
         "aria_ms": aria_ms,
         "som/walk": som_ms / walk_ms,
-        "som/aria": som_ms / aria_ms,
+        "som/aria": som_ms / aria_ms if aria_ms is not None else None,
         "recompile_ms": recompile_ms,
         "recompile/cold": recompile_ms / som_ms if recompile_ms is not None else None,
         "som_bytes": len(som.text.encode()),
         "walk_bytes": len(walk_json.encode()),
-        "aria_bytes": len(aria_yaml.encode()),
+        "aria_bytes": len(aria_yaml.encode()) if aria_yaml is not None else None,
     }
+    print(row, file=sys.stderr, flush=True)  # progress: the large sizes take minutes
+    return row
+
+
+async def aria_or_none(page) -> str | None:
+    """Playwright's aria snapshot, or None when it does not finish in two minutes (large pages on a busy machine)."""
+    try:
+        return await page.locator("body").aria_snapshot(timeout=120_000)
+    except PlaywrightTimeoutError:
+        return None
 
 
 def growth_exponent(rows: list[dict]) -> float:
@@ -144,11 +157,13 @@ async def main() -> None:
     notes = {
         "growth_exponent": exponent,
         "target_som_le_2x_walk": all(r["som/walk"] <= 2.0 for r in rows),
-        "target_som_le_half_aria": all(r["som/aria"] <= 0.5 for r in rows),
+        "target_som_le_half_aria": all(r["som/aria"] <= 0.5 for r in rows if r["som/aria"] is not None),
         "target_recompile_le_0_2x_cold": all(
             r["recompile/cold"] <= 0.2 for r in rows if r["recompile/cold"] is not None
         ),
-        "target_som_json_le_aria_yaml": all(r["som_bytes"] <= r["aria_bytes"] for r in rows),
+        "target_som_json_le_aria_yaml": all(
+            r["som_bytes"] <= r["aria_bytes"] for r in rows if r["aria_bytes"] is not None
+        ),
         "target_linear_growth": exponent <= 1.15,
     }
     report("bench_som", rows, notes)
