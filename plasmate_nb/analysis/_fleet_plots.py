@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-#: A ``Fleet`` (typed loosely: fleet.py imports this module, not the other way round).
+#: A ``Fleet`` (typed loosely: fleet_summary.py imports this module, not the other way round).
 Fleet = Any
 
 

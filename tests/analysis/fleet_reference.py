@@ -2,7 +2,7 @@
 file, ``pd.json_normalize`` the events, pandas ``groupby``.
 
 It is the oracle of tests/analysis/test_fleet.py and the baseline of benchmarks/bench_fleet.py,
-written independently of plasmate_nb/analysis/fleet.py (no SQL, no shared helpers beyond the
+written independently of plasmate_nb/analysis/fleet_summary.py (no SQL, no shared helpers beyond the
 contract's constants). Files are read in chunks so that the baseline's memory stays bounded
 by the kept columns, not by every parsed document at once.
 """

@@ -258,3 +258,9 @@ def test_bench_fleet_runs_on_a_tiny_fleet(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     (row,) = json.loads(done.stdout)["rows"]
     assert row["exports"] == 200 and row["same_answers"] is True and row["speedup_x"] > 0
+
+
+def test_pnb_fleet_is_the_function_even_after_its_module_is_imported() -> None:
+    import plasmate_nb.analysis.fleet_summary as module  # the module's name differs from the function's
+
+    assert pnb.fleet is module.fleet and pnb.analysis.fleet is module.fleet and callable(pnb.fleet)

@@ -245,9 +245,10 @@ class Fleet:
     # -- output ---------------------------------------------------------------------------
 
     def to_parquet(self, folder: str | Path, partition_by: str | Sequence[str] = ()) -> Path:
-        """Write ``events/`` (one row per event, Hive-partitioned by ``partition_by``) and
-        ``runs.parquet`` (one row per export) into ``folder`` (new, or without an earlier
-        dataset); return ``folder``.
+        """Write the fleet as a Parquet dataset into ``folder`` and return ``folder``.
+
+        ``events/`` holds one row per event, Hive-partitioned by ``partition_by``, and
+        ``runs.parquet`` one row per export; ``folder`` must not hold an earlier dataset.
 
         Any event column can partition: ``action``, ``outcome``, ``error_class``, ``origin``…
         Spark, Dask, Polars and DuckDB read the folder as it is.
@@ -279,8 +280,10 @@ class Fleet:
         return target
 
     def plot(self, kind: str = "overview") -> FleetFigure:
-        """A matplotlib figure: ``"overview"`` (four panels), ``"actions"``, ``"origins"``,
-        ``"errors"``, ``"durations"`` or ``"pressure"``. Needs matplotlib (``pip install 'plasmate_nb[lab]'``).
+        """A matplotlib figure of the fleet, shown as a PNG in notebooks.
+
+        ``kind``: ``"overview"`` (four panels), ``"actions"``, ``"origins"``, ``"errors"``,
+        ``"durations"`` or ``"pressure"``. Needs matplotlib (``pip install 'plasmate_nb[lab]'``).
 
         >>> fleet.plot()
         >>> fleet.plot("durations")
