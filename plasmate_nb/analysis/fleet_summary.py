@@ -409,7 +409,10 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
         rejected = scan(connection, files, kind="lean", on_batch=insert, progress=bar.update)
     problems: list[tuple[str, str]] = []
     for index, reason in rejected:
-        error = reason or _reason(files[index])
+        # Reasons found while reading (unreadable, not UTF-8) are phrased like load_trace's.
+        error = (
+            _reason(files[index]) if reason is None else str(TraceFormatError("$", reason, str(files[index])))
+        )
         if error is None:
             omitted += 1
         else:
