@@ -34,6 +34,7 @@ from plasmate_nb.client.base import CallListener, CallListeners, session_id_of
 
 CALL_TIMEOUT_S = 120.0
 ENDPOINT_PATH = "/mcp"
+UNPARSEABLE_URL = "an unparseable URL"
 
 
 class ServerConnectionError(HintedError, ConnectionError):
@@ -100,11 +101,20 @@ class _SdkTransport:
                 await self._closing.wait()
         except BaseException as exc:
             if not self._ready.done():
-                self._ready.set_exception(self._failure(exc))
+                self._ready.set_exception(self._described(exc))
             elif not isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
             self._client = None
+
+    def _described(self, error: BaseException) -> ServerConnectionError:
+        """``_failure``, or for a URL too malformed to take apart, its exception type only: the
+        waiting call must get an error either way (an exception here would leave it waiting forever)."""
+        try:
+            return self._failure(error)
+        except ValueError:
+            leaf = type(next(_leaves(error))).__name__  # not its text, which may quote the URL
+            return ServerConnectionError(errors.connect_failed(UNPARSEABLE_URL, leaf))
 
     def _failure(self, error: BaseException) -> ServerConnectionError:
         """Why connecting failed, in a user's words (the subclasses know their transport's causes)."""
@@ -247,7 +257,7 @@ class HttpTransport(_SdkTransport):
 
     def _origin(self) -> str:
         parts = urlsplit(self.url)  # no user info, query or fragment: they may hold credentials
-        return f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+        return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"  # the port as written, even if invalid
 
     def _where(self) -> str:
         return self._origin() + urlsplit(self.url).path
@@ -263,7 +273,10 @@ class HttpTransport(_SdkTransport):
             on_path = parts.path.rstrip("/").endswith(ENDPOINT_PATH)
             hint = errors.NOT_MCP_HINT if on_path else errors.mcp_path_hint(origin + ENDPOINT_PATH)
         elif any(isinstance(leaf, httpx2.ConnectError) for leaf in _leaves(error)):
-            reason, hint = errors.NOTHING_LISTENS, errors.start_server_hint(parts.port)
+            port = None
+            with contextlib.suppress(ValueError):  # a port out of range names no server to start
+                port = parts.port
+            reason, hint = errors.NOTHING_LISTENS, errors.start_server_hint(port)
         else:
             return super()._failure(error)
         return ServerConnectionError(errors.connect_failed(endpoint, reason)).with_hint(hint)

@@ -7,6 +7,7 @@ errors. ``test_errors_in_kernel.py`` checks the same errors as a Jupyter kernel 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import sys
@@ -268,6 +269,20 @@ async def test_nothing_listening_says_how_to_start_the_server() -> None:
     error = await _connect_error(HttpTransport(f"http://127.0.0.1:{port}/mcp", token=TOKEN))
     assert str(error) == errors.connect_failed(f"http://127.0.0.1:{port}/mcp", errors.NOTHING_LISTENS)
     assert error.hint == errors.start_server_hint(port) and f"--port {port}" in error.hint
+
+
+@pytest.mark.parametrize(
+    ("url", "where"),
+    [
+        ("http://127.0.0.1:99999/mcp?token=SECRET", "http://127.0.0.1:99999/mcp"),  # port out of range
+        ("http://[::1/mcp?token=SECRET", "an unparseable URL"),  # unclosed IPv6 bracket
+    ],
+)
+async def test_a_malformed_url_fails_at_once_without_its_query(url: str, where: str) -> None:
+    # Describing the failure used to raise too, which left the call waiting forever.
+    error = await asyncio.wait_for(_connect_error(HttpTransport(url, token=TOKEN)), timeout=60)
+    assert str(error).startswith(errors.connect_failed(where, ""))
+    assert "SECRET" not in str(error) + (error.hint or "")
 
 
 async def test_a_failed_connection_is_tried_again_on_the_next_call(mcp_url: str) -> None:
