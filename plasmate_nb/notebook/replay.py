@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..client.base import ToolError
+from ..errors import REPLAY_NOT_EXECUTED_PREFIX
 from ..trace.constants import (
     DRIFT_CODES,
     DRIFT_MESSAGES,
@@ -370,7 +371,7 @@ class ReplayRefused(ToolError):
     """
 
     def __init__(self, plan: ReplayPlan) -> None:
-        super().__init__("replay_execute", f"Replay not executed: {plan.summary}")
+        super().__init__("replay_execute", REPLAY_NOT_EXECUTED_PREFIX + plan.summary)
         self.plan = plan
         self.with_hint(plan.what_to_do)
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 import plasmate_nb as pnb
+from plasmate_nb import errors
 from plasmate_nb.client import InProcessTransport, ToolError
 from plasmate_nb.client.embedded import embedded_dispatcher
 
@@ -19,8 +20,8 @@ def executing(fixture_server: str) -> Iterator[pnb.Session]:
     """A session whose embedded engine has replay execution on; off again afterwards (the
     embedded engine is the whole test process's)."""
     session = pnb.Session(replay_execution=True)
-    session.open(f"{fixture_server}/replay/controls.html")
-    try:
+    try:  # open() turns execution on before it can fail: the finally must run for it too
+        session.open(f"{fixture_server}/replay/controls.html")
         yield session
     finally:
         if session.session_id is not None:
@@ -57,6 +58,7 @@ def test_a_refusal_raises_with_its_plan_and_changes_nothing(executing: pnb.Sessi
     with pytest.raises(pnb.ReplayRefused) as unconfirmed:
         s.replay(2)
     assert unconfirmed.value.plan.status == "confirmation_required"
+    assert str(unconfirmed.value).startswith(errors.REPLAY_NOT_EXECUTED_PREFIX)
     with pytest.raises(pnb.ReplayRefused) as wrong_length:
         s.replay(2, confirmed=True, value="x")
     plan = wrong_length.value.plan
