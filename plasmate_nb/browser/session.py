@@ -230,6 +230,20 @@ class BrowserSession:
 
     # ----- actions -------------------------------------------------------------------------
 
+    async def page_unchanged(self) -> bool:
+        """Whether the live page still compiles to the SOM this session holds: the page's own
+        scripts (timers, observers) may have changed it since the last action compiled it. Reads
+        only: the held state, and so the trace's chain of states, stay as they are; a page that
+        cannot be compiled now counts as changed."""
+        page = await self._page_with_som()
+        try:
+            fresh = await compile_page(page, timeout=self._config.action_timeout)
+        except (SomCompileError, PlaywrightError, TimeoutError):
+            return False
+        with contextlib.suppress(Exception):
+            await fresh.dispose()
+        return self.som is not None and fresh.text == self.som.text and page.url == self.url
+
     async def navigate(self, url: str) -> None:
         page = await self._live_page()
         try:

@@ -49,7 +49,7 @@ from plasmate_nb.trace import (
     parse_trace_handle,
     sanitize_parameters,
 )
-from plasmate_nb.trace.constants import STATUS_VALIDATED
+from plasmate_nb.trace.constants import DRIFT_STATE, STATUS_VALIDATED
 from plasmate_nb.trace.replay import execution_arguments, execution_refusal, supplied_value_refusal
 
 log = logging.getLogger("plasmate_nb.tools")
@@ -307,6 +307,9 @@ class Dispatcher:
         replay = request.replay
         live = self._trace_session(session, replay.session_id)
         plan, element_id = live.trace.replay_plan(replay, live.page_state())
+        if plan["status"] == STATUS_VALIDATED and not await live.page_unchanged():
+            # The checks saw the state the last action left; the page changed itself since.
+            plan = execution_refusal(replay, DRIFT_STATE)
         if plan["status"] == STATUS_VALIDATED:
             refusal = supplied_value_refusal(
                 plan["action"], plan["parameters"], request.value, live.trace.key.url_fingerprint

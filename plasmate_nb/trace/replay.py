@@ -173,8 +173,9 @@ def execution_arguments(
 
 
 def execution_refusal(request: ReplayRequest, code: str) -> dict[str, Any]:
-    """A refusal by one of replay_execute's own checks, shaped like replay_validate's."""
-    return _refusal(request, code, EXECUTION_REFUSAL_MESSAGES[code])
+    """A refusal by one of replay_execute's own checks, shaped like replay_validate's (a drift
+    code, such as ``state_drift`` for a live page that changed itself, keeps its message)."""
+    return _refusal(request, code, EXECUTION_REFUSAL_MESSAGES.get(code))
 
 
 def _refusal(request: ReplayRequest, drift: str, message: str | None = None) -> dict[str, Any]:
