@@ -46,8 +46,10 @@ demo: bootstrap
 bench: bootstrap
 	$(PY) benchmarks/run_all.py
 
+# etc/jupyter turns JupyterLab's widget state saving on: a saved notebook reopens showing its
+# dashboards' last state (otherwise: "Error displaying widget: model not found").
 lab: bootstrap
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
+	JUPYTER_CONFIG_PATH=$(CURDIR)/etc/jupyter $(VENV)/bin/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 clean:
 	rm -rf $(VENV) build *.egg-info benchmarks/results .mypy_cache .import_linter_cache

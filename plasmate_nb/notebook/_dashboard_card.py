@@ -2,7 +2,7 @@
 
 The live widget and the saved / static fallback show this same string, so JupyterLab, VS Code
 or Colab-style frontends and a notebook rendered without widgets all show one card. It is laid
-out with CSS flex and grid and relative widths only (it fits output areas from about 600 px up);
+out with CSS flex and grid and relative widths only (it fits output areas from about 540 px up);
 its events table scrolls inside a box of bounded height, newest event first, so the card's
 height does not grow with the trace. Colours come from the frontend's theme variables where it
 has them. Everything shown comes from the export (fingerprints are shortened, never decoded).
@@ -38,8 +38,8 @@ EVENT_COLUMNS = {
     "redacted": "fields whose values were redacted, with their byte lengths",
     "state after": "keyed fingerprint of the page state after the action (hover for all of it)",
 }
-FINGERPRINT_SHOWN = 8  # hex digits shown of a fingerprint; the full value is in the hover text
-TABLE_MAX_HEIGHT = "17.5em"
+FINGERPRINT_SHOWN = 7  # hex digits shown of a fingerprint; the full value is in the hover text
+TABLE_MAX_HEIGHT = "22em"
 
 _MUTED = "opacity:.72"
 _FONT = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4"
@@ -145,7 +145,7 @@ def gauges_html(payload: dict[str, Any], bounds: tuple[int, int]) -> str:
     gauges += _gauge("bytes", "retained bytes", payload["retained_bytes"], bounds[1], level["bytes"])
     worst = max(level.values(), key=list(LEVEL_COLOURS).index)
     return (
-        "<div style='display:grid;grid-template-columns:repeat(auto-fit,minmax(16em,1fr));gap:6px 24px'>"
+        "<div style='display:grid;grid-template-columns:repeat(auto-fit,minmax(20em,1fr));gap:6px 24px'>"
         f"{gauges}</div><div class='pnb-explanation' data-level='{worst}' style='border-left:3px solid "
         f"{LEVEL_COLOURS[worst]};padding-left:8px'>{cell(explanation(payload, bounds))}</div>"
     )
@@ -155,7 +155,7 @@ def short_fingerprint(fingerprint: str | None) -> str:
     """A fingerprint's first hex digits, with the whole value in the hover text.
 
     >>> short_fingerprint("plasmate-state:v1:0123456789abcdef")
-    "<span title='plasmate-state:v1:0123456789abcdef'>01234567…</span>"
+    "<span title='plasmate-state:v1:0123456789abcdef'>0123456…</span>"
     """
     if not fingerprint:
         return "—"
@@ -163,11 +163,19 @@ def short_fingerprint(fingerprint: str | None) -> str:
     return f"<span title='{cell(fingerprint)}'>{cell(digits[:FINGERPRINT_SHOWN])}…</span>"
 
 
+def _breakable_origin(origin: str | None) -> str:
+    """``scheme://host:port`` escaped, allowed to wrap after ``://`` and before the port."""
+    if not origin:
+        return "—"
+    rest, colon, port = cell(origin).replace("://", "://<wbr>").rpartition(":")
+    return f"{rest}<wbr>:{port}" if colon and port.isdigit() else cell(origin).replace("://", "://<wbr>")
+
+
 def _origin(event: dict[str, Any]) -> str:
     before, after = event["before"]["origin"], event["after"]["origin"]
     if before == after:
-        return cell(before or "—")
-    return f"{cell(before or '—')} → {cell(after or '—')}"
+        return _breakable_origin(before)
+    return f"{_breakable_origin(before)} → {_breakable_origin(after)}"
 
 
 def _changed(event: dict[str, Any]) -> str:
@@ -197,35 +205,42 @@ _RIGHT = "text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums"
 _NUMERIC = frozenset({"#", "ms", "events", "values"})  # headers of right-aligned columns
 
 
-def _table(head: dict[str, str], rows: list[list[tuple[str, str]]], sticky: bool = False) -> str:
+def _table(
+    head: dict[str, str], rows: list[list[tuple[str, str]]], sticky: bool = False, width: str = "100%"
+) -> str:
     """A compact table: ``head`` maps each header to its hover text; each cell is (HTML, extra CSS)."""
     pinned = f"position:sticky;top:0;background:{_SURFACE};" if sticky else ""
     header = "".join(
         f"<th title='{cell(meaning)}' style='{pinned}text-align:{'right' if name in _NUMERIC else 'left'};"
         f"vertical-align:bottom;font-weight:600;"
-        f"padding:3px 8px;border-bottom:1px solid {_RULE}'>{cell(name)}</th>"
+        f"padding:3px;border-bottom:1px solid {_RULE}'>{cell(name)}</th>"
         for name, meaning in head.items()
     )
     body = "".join(
         "<tr>"
-        + "".join(f"<td style='padding:2px 8px;vertical-align:top;{css}'>{html}</td>" for html, css in row)
+        + "".join(f"<td style='padding:2px 3px;vertical-align:top;{css}'>{html}</td>" for html, css in row)
         + "</tr>"
         for row in rows
     )
     return (
-        "<table style='border-collapse:collapse;width:100%;font-size:12px'>"
+        f"<table style='border-collapse:collapse;width:{width};font-size:12px'>"
         f"<thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"
     )
+
+
+def _breakable(name: str) -> str:
+    """``name`` escaped, allowed to wrap after its underscores (``select_option``) when space is short."""
+    return "_<wbr>".join(cell(part) for part in name.split("_"))
 
 
 def _event_row(event: dict[str, Any]) -> list[tuple[str, str]]:
     target = event.get("target")
     return [
         (str(event["sequence"]), _RIGHT),
-        (cell(event["action"]), "white-space:nowrap"),
+        (_breakable(event["action"]), ""),
         (_outcome(event), ""),
-        (cell(target["role"]) if target else "—", ""),
-        (_origin(event), "overflow-wrap:anywhere"),
+        (_breakable(target["role"]) if target else "—", ""),
+        (_origin(event), "min-width:8em;overflow-wrap:break-word"),  # a host on one line
         (f"{event['duration_ms']:,}", _RIGHT),
         (_changed(event), ""),
         (_redacted(event), ""),
@@ -244,7 +259,8 @@ def events_html(events: list[dict[str, Any]]) -> str:
     rows = [_event_row(event) for event in reversed(events)]
     return (
         f"<div style='font-weight:600'>{cell(caption)}</div>"
-        f"<div class='pnb-events' style='max-height:{TABLE_MAX_HEIGHT};overflow:auto;border:1px solid {_RULE};"
+        f"<div class='pnb-events' style='max-height:{TABLE_MAX_HEIGHT};overflow:auto;contain:inline-size;"
+        f"border:1px solid {_RULE};"
         f"border-radius:4px'>{_table(EVENT_COLUMNS, rows, sticky=True)}</div>"
     )
 
@@ -284,7 +300,7 @@ def redaction_html(payload: dict[str, Any]) -> str:
     omitted_text = ", ".join(sorted(omitted)) or "(no retained events)"
     return (
         f"<div class='pnb-redaction'><div><b>Redaction</b> — {cell(payload['redaction_policy'])}</div>"
-        f"{_table(REDACTION_COLUMNS, rows)}"
+        f"{_table(REDACTION_COLUMNS, rows, width='auto')}"
         f"<div style='{_MUTED};font-size:12px'>omitted by policy: {cell(omitted_text)}</div></div>"
     )
 
@@ -293,7 +309,7 @@ def side_by_side(main: str, aside: str) -> str:
     """``main`` and ``aside`` in one row when the card is wide enough, else ``aside`` below."""
     return (
         "<div style='display:flex;flex-wrap:wrap;gap:8px 20px;align-items:flex-start'>"
-        f"<div style='flex:3 1 46em;min-width:0'>{main}</div><div style='flex:1 1 20em;min-width:0'>{aside}</div></div>"
+        f"<div style='flex:3 1 52em;min-width:0'>{main}</div><div style='flex:1 1 26em;min-width:0'>{aside}</div></div>"
     )
 
 
@@ -301,7 +317,7 @@ def card_html(header: str, body: str) -> str:
     """The card around ``header`` and ``body`` (both HTML): bordered, full width, never wider."""
     return (
         f"<div class='pnb-dashboard' style='{_FONT};box-sizing:border-box;width:100%;max-width:100%;"
-        f"min-width:0;white-space:normal;border:1px solid {_RULE};border-radius:6px;padding:8px 12px;"
+        f"min-width:0;white-space:normal;border:1px solid {_RULE};border-radius:6px;padding:8px 10px;"
         f"display:flex;flex-direction:column;gap:8px'>"
         f"<div class='pnb-header' style='overflow-wrap:anywhere'>{header}</div>{body}</div>"
     )

@@ -44,7 +44,7 @@ class TraceDashboard(_LiveView):
         self, session: _LiveSession, loop: asyncio.AbstractEventLoop, poll_interval: float | None = None
     ) -> None:
         self.export: TraceExport | None = None
-        self.widget = w.HTML(layout=w.Layout(width="100%", max_width="100%"))
+        self.widget = w.HTML(layout=w.Layout(width="auto"))  # fills the output area, margins included
         self._bounds = (MAX_EVENTS, MAX_BYTES)
         self._bounds_known = False
         self._state_note = "live"

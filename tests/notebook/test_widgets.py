@@ -8,15 +8,20 @@ import re
 from collections.abc import Callable
 from fractions import Fraction
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from nbclient import NotebookClient
 
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook import _dashboard_card as card
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _eventually(condition: Callable[[], bool], attempts: int = 500) -> None:
@@ -255,17 +260,17 @@ def test_card_explains_each_state_and_turns_red_after_an_oversized_drop(
         s.trace.clear()
         s.scroll()
         cleared = s.trace.export().payload
-        assert "since the last clear" in card.explanation(
-            cleared, bounds
-        ) and "(2 events cleared)" in card.explanation(cleared, bounds)
+        line = card.explanation(cleared, bounds)
+        assert "since the last clear" in line and "(2 events cleared)" in line
         dropped = {**cleared, "oversized_events": 1}  # what an export says after a too-large event
         assert card.levels(dropped, bounds) == {"events": "dropping", "bytes": "dropping"}
         assert "1 event too large to keep dropped" in card.explanation(dropped, bounds)
-        figures = card.figures_html(dropped)
-        assert (
-            f"data-counter='oversized_events' style='min-width:5.5em'><div style='font-size:20px;font-weight:600;line-height:1.2;color:{card.LEVEL_COLOURS['dropping']}'>1<"
-            in figures
+        red = f"color:{card.LEVEL_COLOURS['dropping']}"
+        oversized = (
+            card.figures_html(dropped).split("data-counter='oversized_events'", 1)[1].split("</div>")[0]
         )
+        assert red in oversized and oversized.endswith(">1")  # the count, in red
+        assert red not in card.figures_html(cleared)
 
 
 @pytest.mark.parametrize("backend", ["scripted"])
@@ -313,3 +318,47 @@ def test_card_escapes_everything_that_came_from_the_payload(transport: Transport
     assert "<img" not in html and "onerror=alert(1)>" not in html
     text, titles = _text_and_titles(html)
     assert text.count(hostile) >= 5 and "plasmate-state:v1:" + hostile in titles
+
+
+# -- a real kernel: the saved output shows the last state ------------------------------------------
+
+KERNEL_SETUP = """
+import plasmate_nb.notebook as nb
+from plasmate_nb._loop import background_loop
+from plasmate_nb.client import InProcessTransport, LoopBoundTransport
+from plasmate_nb.tools import Dispatcher
+from tests.scripted_engine import ScriptedEngine
+
+engine = ScriptedEngine("http://127.0.0.1:9")
+s = nb.Session(LoopBoundTransport(InProcessTransport(Dispatcher(engine)), background_loop()))
+s.open("http://127.0.0.1:9/login.html")
+"""
+
+
+def test_a_saved_notebook_keeps_the_dashboards_last_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    sources = [
+        KERNEL_SETUP,
+        "dashboard = s.trace.dashboard()\ndashboard",
+        "for _ in range(3):\n    s.scroll()",
+        "final = s.close()",
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
+    client = NotebookClient(notebook, timeout=60, kernel_name="python3", store_widget_state=True,
+                            resources={"metadata": {"path": str(ROOT)}})  # fmt: skip
+    client.execute()
+    assert [o for cell in notebook.cells for o in cell.outputs if o["output_type"] == "error"] == []
+    (output,) = notebook.cells[1].outputs  # the displayed dashboard, updated after every later cell
+    data = output["data"]
+    assert data["text/plain"].startswith(
+        "TraceDashboard(browser session closed; showing its final trace: events=5/128"
+    )
+    html = data["text/html"]
+    assert "data-counter='next_sequence'" in html and "final trace" in html and "close_<wbr>page" in html
+    # The saved widget state is the same last card, for frontends that restore widgets.
+    model_id = data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    assert state[model_id]["state"]["value"] == html
