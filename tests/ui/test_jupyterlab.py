@@ -1,16 +1,23 @@
-"""JupyterLab in a real browser: notebook 01 runs, its dashboard renders and moves, no secret shows.
+"""JupyterLab in a real browser: notebook 01 runs, its dashboards render, fit and move, no secret shows.
 
 JupyterLab is started on loopback (free port, token) with every settings, workspace, runtime
 and IPython directory in a temp dir, on a temp copy of ``notebooks/`` so nothing is written
-into the repository. Chromium (Playwright, async API) opens ``01_explore_a_session.ipynb``,
-runs all cells, reads the dashboard's counters, runs the final "one more action" cell again
-and sees them change. The password the notebook types comes from the environment, so it is
-in no cell source: it must appear nowhere in the rendered page. Set
-``PLASMATE_NB_UPDATE_SCREENSHOT=1`` to refresh ``docs/images/dashboard.png``.
+into the repository; it reads the repository's ``etc/jupyter`` (what ``make lab`` reads), which
+turns widget state saving on. Chromium (Playwright, async API) opens ``01_explore_a_session.ipynb``,
+runs all cells, reads the dashboards' counters and measures them at 1440 and 1000 px wide: every
+figure, gauge and table header lies inside the cell's output area and nothing scrolls sideways.
+It runs the final "one more action" cell again and sees the counters change. The password the
+notebook types comes from the environment, so it is in no cell source: it must appear nowhere in
+the rendered page. A second, small notebook drives one trace to 80 % of its byte bound (the
+gauge turns amber) and on to eviction (red), is saved, its kernel shut down, and reopened: the
+restored dashboard shows the last state. Screenshots go to the test's temp dir (printed) and to
+``$PLASMATE_NB_ARTIFACTS`` when set; ``PLASMATE_NB_UPDATE_SCREENSHOT=1`` refreshes
+``docs/images/dashboard.png``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import secrets
@@ -26,10 +33,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
+
+from plasmate_nb.notebook._dashboard_card import LEVEL_COLOURS
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "01_explore_a_session.ipynb"
+BOUNDS_NOTEBOOK = "dashboard_bounds.ipynb"
+WIDTHS = (1440, 1000)
 SCREENSHOT = ROOT / "docs" / "images" / "dashboard.png"
 LAB_START_S = 90.0
 PAGE_MS = 90_000
@@ -45,6 +57,7 @@ class Lab:
     base: str
     token: str
     password: str
+    root: Path
 
     def url(self, path: str) -> str:
         return f"{self.base}{path}?token={self.token}"
@@ -116,12 +129,60 @@ def _ensure_python3_kernelspec() -> None:
                        capture_output=True, timeout=60)  # fmt: skip
 
 
+BOUNDS_CELLS = (
+    """import plasmate_nb as pnb
+site = pnb.DemoSite()
+site.start()
+s = pnb.Session()
+s.open(site.url("/drift.html"), trace=True)
+dashboard = s.trace.dashboard()
+dashboard""",
+    # Small scrolls until 80 % of the byte bound is used (about 45 events), then until one is evicted.
+    """bound = s.trace.status().max_bytes
+for _ in range(200):
+    if s.trace.status().retained_bytes * 100 >= 80 * bound:
+        break
+    s.scroll("down", 1)""",
+    """for _ in range(200):
+    if s.trace.status().evicted_events:
+        break
+    s.scroll("down", 1)""",
+)
+
+
+def _write_bounds_notebook(path: Path) -> None:
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in BOUNDS_CELLS])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, path)
+
+
+def _artifacts(tmp_path: Path) -> list[Path]:
+    """Where screenshots go: the test's temp dir, and $PLASMATE_NB_ARTIFACTS when set."""
+    folders = [tmp_path / "artifacts"]
+    if os.environ.get("PLASMATE_NB_ARTIFACTS"):
+        folders.append(Path(os.environ["PLASMATE_NB_ARTIFACTS"]))
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+    print("screenshots in:", *folders)
+    return folders
+
+
+async def _screenshot(locator, name: str, folders: list[Path]) -> Path:
+    shot = folders[0] / name
+    await locator.screenshot(path=str(shot), timeout=CELL_MS)
+    assert shot.stat().st_size > 1000
+    for folder in folders[1:]:
+        shutil.copyfile(shot, folder / name)
+    return shot
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     _ensure_python3_kernelspec()
     home = tmp_path_factory.mktemp("lab")
     root = home / "notebooks"
     shutil.copytree(ROOT / "notebooks", root)
+    _write_bounds_notebook(root / BOUNDS_NOTEBOOK)
     settings, workspaces = home / "settings", home / "workspaces"
     _write_settings(settings)
     workspaces.mkdir()
@@ -132,6 +193,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTERLAB_WORKSPACES_DIR": str(workspaces),
         "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "JUPYTER_CONFIG_DIR": str(home / "config"),
         "IPYTHONDIR": str(home / "ipython"), "PLASMATE_NB_DEMO_PASSWORD": password,
+        "JUPYTER_CONFIG_PATH": str(ROOT / "etc" / "jupyter"),  # as make lab: widget state saving on
     })  # fmt: skip
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
@@ -144,7 +206,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     with log.open("wb") as sink:
         process = subprocess.Popen(command, env=env, cwd=home, stdin=subprocess.DEVNULL, stdout=sink,
                                    stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
-    handle = Lab(f"http://127.0.0.1:{port}", token, password)
+    handle = Lab(f"http://127.0.0.1:{port}", token, password, root)
     try:
         _wait_until_up(handle, process, log)
         yield handle
@@ -153,9 +215,39 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 COUNTERS_JS = """
-() => Array.from(document.querySelectorAll('.jp-Notebook .widget-text'))
-  .filter(box => box.querySelector('.widget-label')?.textContent.trim() === 'next sequence')
-  .map(box => box.querySelector('input').value)
+() => Array.from(window.__nb.node.querySelectorAll(
+  '.pnb-dashboard [data-counter="next_sequence"] > div:first-child')).map(e => e.textContent.trim())
+"""
+# Per dashboard card: its parts present, any part poking out of the cell's output area, any
+# box that scrolls sideways (the output area, the card, the events box, the notebook itself).
+LAYOUT_JS = """
+() => Array.from(window.__nb.node.querySelectorAll('.pnb-dashboard')).map(card => {
+  const output = card.closest('.jp-OutputArea-output').getBoundingClientRect();
+  const inside = el => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.left >= output.left - 0.5 && r.right <= output.right + 0.5;
+  };
+  const parts = Array.from(card.querySelectorAll(
+    '.pnb-header, .pnb-figure, .pnb-gauge, .pnb-explanation, .pnb-events, .pnb-events th, .pnb-redaction'));
+  const boxes = [card.closest('.jp-OutputArea-output'), card, ...card.querySelectorAll('.pnb-events'),
+                 window.__nb.content.node];
+  return {
+    figures: card.querySelectorAll('.pnb-figure').length,
+    gauges: card.querySelectorAll('.pnb-gauge').length,
+    headers: card.querySelectorAll('.pnb-events th').length,
+    outside: parts.filter(el => !inside(el)).map(el => el.className || el.textContent.trim()),
+    sideways: boxes.filter(el => el.scrollWidth > el.clientWidth).map(el => `${el.className}: ${el.scrollWidth} > ${el.clientWidth}`),
+    beyond: Array.from(card.closest('.jp-OutputArea-output').querySelectorAll('*'))  // what pokes out, if anything
+      .filter(el => el.getBoundingClientRect().right > output.right + 0.5).slice(-4)
+      .map(el => `${el.tagName}.${el.className}: ${Math.round(el.getBoundingClientRect().right - output.right)} px`),
+    card_height: card.getBoundingClientRect().height,
+    events_box_height: card.querySelector('.pnb-events')?.getBoundingClientRect().height ?? 0,
+  };
+})
+"""
+GAUGE_JS = """
+() => Array.from(window.__nb.node.querySelectorAll('.pnb-gauge')).map(gauge => [
+  gauge.dataset.gauge, gauge.dataset.level, getComputedStyle(gauge.querySelector('.pnb-gauge-bar')).backgroundColor])
 """
 WIDGET_VALUES_JS = """
 () => Array.from(document.querySelectorAll('input, textarea, select')).map(field => field.value)
@@ -184,47 +276,104 @@ ALL_RUN_JS = """
 """
 
 
-async def test_dashboard_renders_moves_and_shows_no_secret(lab: Lab, browser, tmp_path: Path) -> None:
-    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+def _rgb(colour: str) -> str:
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+async def _open(page, lab: Lab, notebook: str) -> None:
+    """Open ``notebook`` and wait for its idle kernel; keep handles on the panel and the kernel."""
+    # reset: open this notebook alone, not the tabs an earlier test left in the workspace.
+    await page.goto(lab.url(f"/lab/tree/{notebook}") + "&reset", timeout=PAGE_MS)
+    await page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=PAGE_MS)
+    await page.wait_for_function(
+        """name => {
+            const panel = window.jupyterapp?.shell.currentWidget;
+            return panel?.context?.path === name && panel.sessionContext?.session?.kernel?.status === 'idle';
+        }""",
+        arg=notebook,
+        timeout=PAGE_MS,
+    )
+    # Keep references: shell.currentWidget becomes null once focus moves into a widget.
+    await page.evaluate("""() => {
+        window.__nb = window.jupyterapp.shell.currentWidget;
+        window.__k = window.__nb.sessionContext.session.kernel;
+    }""")
+
+
+async def _run_cell(page, index: int) -> None:
+    """Run cell ``index`` of the open notebook and wait (bounded) until it has run."""
+    before = await page.evaluate(
+        """index => {
+            const nb = window.__nb, count = nb.content.model.cells.get(index).executionCount;
+            nb.content.activeCellIndex = index;
+            void window.jupyterapp.commands.execute('notebook:run-cell');  // waited for below, bounded
+            return count;
+        }""",
+        index,
+    )
+    await page.wait_for_function(
+        """([index, before]) => {
+            const count = window.__nb.content.model.cells.get(index).executionCount;
+            return window.__k.status === 'idle' && count !== null && count !== before
+                && !window.__nb.content.widgets[index].promptNode.textContent.includes('*');
+        }""",
+        arg=[index, before],
+        timeout=CELL_MS,
+        polling=250,
+    )
+
+
+async def _check_layout(page, width: int) -> list[dict]:
+    """At ``width`` px: every dashboard's parts inside its output area, nothing scrolling sideways."""
+    await page.set_viewport_size({"width": width, "height": 1000})
+    await page.wait_for_function(
+        "width => innerWidth === width && window.__nb.content.node.getBoundingClientRect().right <= width",
+        arg=width,
+        timeout=CELL_MS,
+    )
+    layouts = await page.evaluate(LAYOUT_JS)
+    assert layouts, "no dashboard rendered"
+    for layout in layouts:
+        assert layout["figures"] == 5 and layout["gauges"] == 2, f"{width} px: {json.dumps(layout)}"
+        assert layout["outside"] == [] and layout["sideways"] == [], f"{width} px: {json.dumps(layout)}"
+    return layouts
+
+
+async def test_dashboard_renders_fits_moves_and_shows_no_secret(lab: Lab, browser, tmp_path: Path) -> None:
+    folders = _artifacts(tmp_path)
+    context = await browser.new_context(viewport={"width": WIDTHS[0], "height": 1000})
     try:
         page = await context.new_page()
-        await page.goto(lab.url(f"/lab/tree/{NOTEBOOK}"), timeout=PAGE_MS)
-        await page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=PAGE_MS)
+        await _open(page, lab, NOTEBOOK)
+        await page.evaluate("() => { void window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
+        # Done, or stopped at an error (Lab runs no further cell then): either way, say which.
         await page.wait_for_function(
-            "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status === 'idle'",
-            timeout=PAGE_MS,
+            f"() => ({ALL_RUN_JS})() || (window.__k.status === 'idle' && ({ERRORS_JS})().length > 0)",
+            timeout=RUN_ALL_MS,
+            polling=250,
         )
-        # Keep references: shell.currentWidget becomes null once focus moves into a widget.
-        await page.evaluate("""() => {
-            window.__nb = window.jupyterapp.shell.currentWidget;
-            window.__k = window.__nb.sessionContext.session.kernel;
-        }""")
-        await page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        await page.wait_for_function(ALL_RUN_JS, timeout=RUN_ALL_MS, polling=250)
         assert await page.evaluate(ERRORS_JS) == []
 
         # Both dashboards render with their counters: the closed session's final trace, and the live one.
         await page.wait_for_function(f"() => ({COUNTERS_JS})().length >= 2", timeout=CELL_MS)
         before = await page.evaluate(COUNTERS_JS)
         assert before[-1] == "3", before  # the extra session: open_page + one click
-        dashboard = page.locator(".jupyter-widgets.widget-vbox", has_text="next sequence").first
-        await dashboard.scroll_into_view_if_needed(timeout=CELL_MS)
-        assert "retained bytes" in await dashboard.inner_text(timeout=CELL_MS)
-        shot = tmp_path / "dashboard.png"
-        await dashboard.screenshot(path=str(shot), timeout=CELL_MS)
-        assert shot.stat().st_size > 1000
+        final_card = page.locator(".pnb-dashboard", has_text="final trace").first
+        shots: dict[int, Path] = {}
+        for width in WIDTHS:
+            layouts = await _check_layout(page, width)
+            assert all(layout["headers"] == 9 for layout in layouts), layouts  # both have events
+            await final_card.scroll_into_view_if_needed(timeout=CELL_MS)
+            assert "retained bytes" in await final_card.inner_text(timeout=CELL_MS)
+            shots[width] = await _screenshot(final_card, f"dashboard-{width}px.png", folders)
         if os.environ.get("PLASMATE_NB_UPDATE_SCREENSHOT") == "1":
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(shot, SCREENSHOT)
+            shutil.copyfile(shots[WIDTHS[0]], SCREENSHOT)  # the wide layout: the whole card at a glance
 
         # Run the final "one more action" cell once more: the live dashboard moves.
-        await page.evaluate("""async () => {
-            const nb = window.__nb;
-            nb.content.activeCellIndex = nb.content.widgets.length - 1;
-            await window.jupyterapp.commands.execute('notebook:run-cell');
-        }""")
+        await _run_cell(page, await page.evaluate("() => window.__nb.content.widgets.length - 1"))
         await page.wait_for_function(f"() => ({COUNTERS_JS})().at(-1) === '4'", timeout=CELL_MS)
-        await page.wait_for_function(ALL_RUN_JS, timeout=CELL_MS, polling=250)
         after = await page.evaluate(COUNTERS_JS)
         assert after[-1] == "4" and after[:-1] == before[:-1]
         assert await page.evaluate(ERRORS_JS) == []
@@ -237,5 +386,79 @@ async def test_dashboard_renders_moves_and_shows_no_secret(lab: Lab, browser, tm
         assert lab.password not in body
         assert all(lab.password not in value for value in values)
         assert lab.password not in html
+    finally:
+        await context.close()
+
+
+def _saved_dashboard_html(path: Path) -> list[str]:
+    """The HTML widget values in a saved notebook's widget state (empty when none was saved)."""
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    state = saved["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    models = state.get("state", {}).values()
+    return [
+        m["state"].get("value", "") for m in models if "pnb-dashboard" in str(m["state"].get("value", ""))
+    ]
+
+
+async def test_gauges_turn_amber_then_red_and_a_reopened_notebook_shows_the_last_state(
+    lab: Lab, browser, tmp_path: Path
+) -> None:
+    folders = _artifacts(tmp_path)
+    context = await browser.new_context(viewport={"width": WIDTHS[1], "height": 1000})
+    try:
+        page = await context.new_page()
+        await _open(page, lab, BOUNDS_NOTEBOOK)
+        levels = []
+        for index in range(len(BOUNDS_CELLS)):
+            await _run_cell(page, index)
+            assert await page.evaluate(ERRORS_JS) == []
+            await page.wait_for_function(
+                "() => window.__nb.node.querySelector('.pnb-gauge')", timeout=CELL_MS
+            )
+            levels.append(
+                dict((name, (level, colour)) for name, level, colour in await page.evaluate(GAUGE_JS))
+            )
+        # Opened: green. At 80 % of the byte bound: amber (the event gauge is far from its bound). Evicting: red.
+        assert levels[0] == {
+            "events": ("ok", _rgb(LEVEL_COLOURS["ok"])),
+            "bytes": ("ok", _rgb(LEVEL_COLOURS["ok"])),
+        }
+        assert levels[1] == {
+            "events": ("ok", _rgb(LEVEL_COLOURS["ok"])),
+            "bytes": ("near", _rgb(LEVEL_COLOURS["near"])),
+        }
+        red = ("dropping", _rgb(LEVEL_COLOURS["dropping"]))
+        assert levels[2] == {"events": red, "bytes": red}
+        card = page.locator(".pnb-dashboard").first
+        assert "Events are being lost" in await card.inner_text()
+        layout = (await _check_layout(page, WIDTHS[1]))[0]
+        assert layout["events_box_height"] < 400 and layout["card_height"] < 900, (
+            layout
+        )  # ~50 events, bounded
+        await card.scroll_into_view_if_needed(timeout=CELL_MS)
+        await _screenshot(card, "dashboard-evicting.png", folders)
+        last = await page.evaluate(COUNTERS_JS)
+
+        # Save (widget state included), shut the kernel down, open the notebook again.
+        path = lab.root / BOUNDS_NOTEBOOK
+        await page.evaluate("() => { void window.jupyterapp.commands.execute('docmanager:save'); }")
+        deadline = time.monotonic() + CELL_MS / 1000
+        while not _saved_dashboard_html(path) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        saved = _saved_dashboard_html(path)
+        assert saved and f">{last[0]}</div>" in saved[0]  # the saved widget state is the last state
+        for session in _api(lab, "/api/sessions") or []:  # type: ignore[union-attr]
+            if session["path"].endswith(BOUNDS_NOTEBOOK):
+                _api(lab, f"/api/sessions/{session['id']}", method="DELETE")
+        await page.close()
+        page = await context.new_page()
+        await _open(page, lab, BOUNDS_NOTEBOOK)
+        await page.wait_for_function(f"() => ({COUNTERS_JS})().length === 1", timeout=CELL_MS)
+        assert await page.evaluate(COUNTERS_JS) == last
+        assert "model not found" not in await page.inner_text(".jp-Notebook")
+        assert [level for _, level, _ in await page.evaluate(GAUGE_JS)] == ["dropping", "dropping"]
+        reopened = page.locator(".pnb-dashboard").first
+        await reopened.scroll_into_view_if_needed(timeout=CELL_MS)
+        await _screenshot(reopened, "dashboard-reopened.png", folders)
     finally:
         await context.close()
