@@ -373,7 +373,26 @@ def _raise_first_error(validator: jsonschema.Draft202012Validator, document: Any
 
     error = best_match(validator.iter_errors(document))
     if error is not None:
-        raise TraceFormatError(error.json_path, error.message, source)
+        raise TraceFormatError(error.json_path, _without_value(error.message, error.instance), source)
+
+
+def _without_value(message: str, instance: Any) -> str:
+    """jsonschema's ``message`` with the offending value it starts with described, not quoted: the
+    value of a document that breaks the contract may be the very URL or secret it should not hold."""
+    quoted = repr(instance)
+    if not message.startswith(quoted):
+        return message
+    if isinstance(instance, str):
+        described = f"a string of {len(instance)} characters"
+    elif isinstance(instance, dict):
+        described = "an object"
+    elif isinstance(instance, list):
+        described = f"an array of {len(instance)} items"
+    elif isinstance(instance, bool) or instance is None:
+        return message
+    else:
+        described = "a number"
+    return described + message.removeprefix(quoted)
 
 
 def _check_counters(document: dict[str, Any], source: str | None, sequences: list[int] | None = None) -> None:

@@ -119,6 +119,23 @@ def test_load_trace_rejects_malformed_documents_naming_the_path(export, mutate, 
     assert caught.value.path == path and path in str(caught.value) and words in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "leak",
+    [
+        lambda d: d.update(retained_events="https://bank.test/acct?token=SECRET"),  # wrong type
+        lambda d: d["events"][1]["before"].update(fingerprint="https://bank.test/?SECRET"),  # pattern
+        lambda d: d["events"][2].update(action="SECRET"),  # enum
+        lambda d: d.update(events={"note": "SECRET"}),  # an object where an array belongs
+        lambda d: d.update(retained_events=4111111111111111),  # a card number where a count belongs
+    ],
+)
+def test_load_trace_names_the_broken_value_without_quoting_it(export, leak) -> None:
+    with pytest.raises(nb.TraceFormatError) as caught:
+        nb.load_trace(_broken(export.payload, leak))
+    assert "SECRET" not in str(caught.value) and "4111111111111111" not in str(caught.value)
+    assert caught.value.path in str(caught.value)
+
+
 def test_load_trace_rejects_non_json_and_missing_files(tmp_path: Path) -> None:
     with pytest.raises(nb.TraceFormatError, match=r"JSON text: \$: invalid JSON"):
         nb.load_trace("{not json")
