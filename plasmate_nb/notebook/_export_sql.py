@@ -201,8 +201,9 @@ def connect() -> duckdb.DuckDBPyConnection:
     return duckdb.connect(":memory:")
 
 
-def _read(batch: Sequence[tuple[int, Path]]) -> tuple[list[int], list[bytes], list[tuple[int, str]]]:
-    """The bytes of each file of ``batch``; unreadable or non-UTF-8 files go to the problems."""
+def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple[int, str]]]:
+    """The Arrow table of ``batch`` (``_arrow_batch``), its file indexes, and the files that are
+    unreadable or not UTF-8. It runs on the reader thread, so joining the bytes overlaps parsing."""
     indexes: list[int] = []
     contents: list[bytes] = []
     problems: list[tuple[int, str]] = []
@@ -220,7 +221,7 @@ def _read(batch: Sequence[tuple[int, Path]]) -> tuple[list[int], list[bytes], li
                 continue
         indexes.append(index)
         contents.append(data)
-    return indexes, contents, problems
+    return _arrow_batch(indexes, contents), indexes, problems
 
 
 def scan(
@@ -248,11 +249,11 @@ def scan(
         pending = reader.submit(_read, batches[0]) if batches else None
         for number in range(len(batches)):
             assert pending is not None
-            indexes, contents, unreadable = pending.result()
+            table, indexes, unreadable = pending.result()
             pending = reader.submit(_read, batches[number + 1]) if number + 1 < len(batches) else None
             problems.extend(unreadable)
-            connection.register("batch", _arrow_batch(indexes, contents))
-            del contents
+            connection.register("batch", table)
+            del table
             try:
                 connection.execute(f"CREATE OR REPLACE TEMP TABLE batch_documents AS {fast}")
             except duckdb.Error:  # a file that is not JSON: parse again behind json_valid
