@@ -74,6 +74,12 @@ class AsyncSession:
     server speaking the contract works too (``AsyncSession.connect``). ``Session`` offers the
     same methods without ``await``; the method examples below are written that way.
 
+    ``replay_execution=True`` (embedded engine only) is the operator's opt-in to
+    ``replay_execute`` (``replay``). The embedded engine is the process's, so the opt-in is too:
+    every session of this process can execute from then on, and so can the agents of a
+    ``pnb.serve()`` started afterwards (one started before never offers it). It stays on until
+    the process ends.
+
     >>> async with AsyncSession() as s:        # closes the browser session on exit
     ...     page = await s.open("http://127.0.0.1:8765/login.html")
     ...     events = await s.trace.events()

@@ -96,7 +96,8 @@ def serve(port: int = 0, token: str | None = None, host: str = "127.0.0.1",
     """Start the MCP server on loopback in this process, sharing the notebook's embedded engine.
 
     ``port=0`` picks a free port; without ``token`` one is generated. Agents connect over
-    streamable HTTP; ``attach(session_id)`` then watches any session they open.
+    streamable HTTP; ``attach(session_id)`` then watches any session they open. Agents get
+    ``replay_execute`` only if a ``Session(replay_execution=True)`` had turned it on before.
 
     >>> server = serve()
     >>> server.url, server.client_config()

@@ -136,7 +136,9 @@ class Session:
     reaches any MCP server speaking the contract and ``attach`` binds to a browser session
     someone else opened. Every method runs the ``AsyncSession`` core on one background event
     loop, so it works in scripts and inside Jupyter's running loop. ``with Session() as s:``
-    closes the browser session on exit.
+    closes the browser session on exit. ``Session(replay_execution=True)`` opts in to
+    ``replay`` for the whole process (see ``AsyncSession``): every session, and the agents of a
+    ``serve()`` started afterwards.
 
     >>> s = Session()
     >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)

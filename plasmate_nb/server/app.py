@@ -18,10 +18,10 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.caching import CacheHint
 from mcp.shared.exceptions import MCPError
 
-from plasmate_nb.errors import unknown_tool
+from plasmate_nb.errors import REPLAY_EXECUTION_DISABLED, unknown_tool
 from plasmate_nb.server import protocol
 from plasmate_nb.server.envelope import call_result, tool_list
-from plasmate_nb.tools import TOOLS, Dispatcher
+from plasmate_nb.tools import TOOLS, Dispatcher, ToolResult
 
 SERVER_NAME = "plasmate-nb"
 INSTRUCTIONS = (
@@ -46,8 +46,12 @@ def package_version() -> str:
 
 def build_server(dispatcher: Dispatcher) -> Server[Any]:
     """An MCP server whose tools are the dispatcher's catalogue. An opt-in tool the operator did
-    not enable is unlisted but still answered, by the dispatcher's refusal."""
+    not enable is unlisted but still answered, by the dispatcher's refusal. What is listed is
+    fixed when the server is built, and so is what runs: the embedded engine's dispatcher can be
+    switched on later (``pnb.Session(replay_execution=True)``), and a tool this server never
+    listed must not start running for its clients."""
     listed = dispatcher.tools()
+    offered = {spec.name for spec in listed}
     by_name = {spec.name: spec for spec in TOOLS}
 
     async def list_tools(
@@ -61,7 +65,10 @@ def build_server(dispatcher: Dispatcher) -> Server[Any]:
         spec = by_name.get(params.name)
         if spec is None:  # answered by protocol.ReferenceAnswers first; kept for any other route
             raise MCPError(protocol.INVALID_PARAMS, unknown_tool(params.name))
-        result = await dispatcher.call(params.name, params.arguments)
+        if spec.name in offered:
+            result = await dispatcher.call(params.name, params.arguments)
+        else:
+            result = ToolResult.error(REPLAY_EXECUTION_DISABLED)  # the one opt-in tool
         return call_result(result, spec.trust, ctx.protocol_version)
 
     server: Server[Any] = Server(

@@ -228,3 +228,37 @@ async def test_a_supplied_value_never_leaks(
         for form in (secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]):
             assert form not in seen
     await session.close()
+
+
+@pytest.mark.parametrize("replay_first", [True, False])
+async def test_a_session_closed_concurrently_either_runs_the_replay_first_or_refuses_it(
+    executing: Caller, fixture_server: str, replay_first: bool
+) -> None:
+    session = await Recorded.open(executing, fixture_server)
+    remember = session.id("checkbox", "Remember me")
+    await session.act("toggle", element_id=remember)  # 2
+    await session.act("toggle", element_id=remember)  # 3
+    replay = {
+        "session_id": session.sid,
+        "trace_id": await session.trace_id(),
+        "sequence": 2,
+        "confirmed": True,
+    }
+    calls = [
+        executing.dispatcher.call("replay_execute", replay),
+        executing.dispatcher.call("close_page", {"session_id": session.sid}),
+    ]
+    replayed, closed = await asyncio.gather(*(calls if replay_first else calls[::-1]))
+    if not replay_first:
+        replayed, closed = closed, replayed
+    assert not closed.is_error
+    final = [e["action"] for e in json.loads(closed.text)["final_trace"]["events"]]
+    if replay_first:  # the lock orders them: the execution is in the final trace
+        assert json.loads(replayed.text)["sequence"] == 4 and final == [
+            "open_page",
+            *["toggle"] * 3,
+            "close_page",
+        ]
+    else:  # the session was gone before the replay's turn: nothing ran
+        assert replayed.is_error and "not found" in replayed.text.lower()
+        assert final == ["open_page", "toggle", "toggle", "close_page"]
