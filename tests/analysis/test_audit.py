@@ -28,6 +28,7 @@ from tests.analysis.export_builders import (
     core_exports,
     mutated,
     synthetic_exports,
+    trace_of,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +46,35 @@ def test_valid_exports_audit_clean(document: dict) -> None:
     report = pnb.audit(document)
     assert report.ok, report.findings[["sequence", "rule", "path", "message"]].to_string()
     assert report.documents == 1
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+def _places(value: object, at: tuple = ()) -> list[tuple]:
+    if isinstance(value, dict):
+        return [at] + [p for k, v in value.items() for p in _places(v, (*at, k))]
+    if isinstance(value, list):
+        return [at] + [p for i, v in enumerate(value) for p in _places(v, (*at, i))]
+    return [at]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(core_exports(max_steps=3), _JSON, st.data())
+def test_any_damage_is_a_report_never_a_crash(document: dict, junk: object, data: st.DataObject) -> None:
+    trace = trace_of(document)
+    place = data.draw(st.sampled_from(_places(trace)[1:]))
+    holder = trace
+    for key in place[:-1]:
+        holder = holder[key]
+    holder[place[-1]] = junk
+    report = pnb.audit(document)  # some damage is still a valid export (another duration); none raises
+    assert report.documents == 1 and report.unreadable == 0
+    assert set(report.findings["rule"]) <= set(RULES_BY_ID) - {"unreadable"}
 
 
 def _assert_reported(broken: dict, rule: str) -> None:
