@@ -5,7 +5,6 @@ the replay is refused or its action fails."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,19 +13,6 @@ from plasmate_nb.client import ToolError
 from plasmate_nb.client.embedded import embedded_dispatcher
 
 RECORDED, SUPPLIED, WRONG_LENGTH = "Gold-Plan!", "Zinc-Plan?", "Much-Longer-Secret"
-
-
-@pytest.fixture
-def executing(fixture_server: str) -> Iterator[pnb.Session]:
-    """A session whose embedded engine has replay execution on; off again afterwards."""
-    session = pnb.Session(replay_execution=True)
-    try:
-        session.open(f"{fixture_server}/replay/controls.html")
-        yield session
-    finally:
-        if session.session_id is not None:
-            session.close()
-        embedded_dispatcher().replay_execution = False
 
 
 def shown(error: BaseException) -> str:
@@ -38,10 +24,18 @@ def shown(error: BaseException) -> str:
 
 
 def test_a_failing_or_refused_replay_shows_no_value(
-    executing: pnb.Session, caplog: pytest.LogCaptureFixture
+    fixture_server: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    s = executing
+    try:
+        with pnb.Session(replay_execution=True) as s:  # the embedded engine's opt-in: reset below
+            s.open(f"{fixture_server}/replay/controls.html")
+            _fail_and_refuse_a_replay(s, caplog)
+    finally:
+        embedded_dispatcher().replay_execution = False
+
+
+def _fail_and_refuse_a_replay(s: pnb.Session, caplog: pytest.LogCaptureFixture) -> None:
     plan_box = s.page.find(role="select", label="Plan")
     with pytest.raises(ToolError):
         s.select_option(plan_box, RECORDED)  # 2: not an option, recorded as an error
