@@ -36,7 +36,14 @@ from plasmate_nb.errors import (
 )
 from plasmate_nb.tools import crawl_policy, discovery, inspection, screenshot, text_tools
 from plasmate_nb.tools.arguments import check_arguments
-from plasmate_nb.tools.catalogue import DEFAULT_TOOLS, TOOLS, TOOLS_BY_NAME, TRACED_TOOLS, ToolSpec
+from plasmate_nb.tools.catalogue import (
+    COARSE_TOOLS,
+    DEFAULT_TOOLS,
+    TOOLS,
+    TOOLS_BY_NAME,
+    TRACED_TOOLS,
+    ToolSpec,
+)
 from plasmate_nb.tools.som_answers import SomAnswers
 from plasmate_nb.tools.som_cache import SomCache
 from plasmate_nb.tools.som_selector import select_som
@@ -183,7 +190,10 @@ class Dispatcher:
         element_id = arguments.get("element_id")
         return _Attempt(
             parameters=sanitize_parameters(name, arguments),
-            target=session.trace.target(page, element_id) if isinstance(element_id, str) else None,
+            # A coarse action never names a target, whatever stray element_id its call carries.
+            target=session.trace.target(page, element_id)
+            if isinstance(element_id, str) and name not in COARSE_TOOLS
+            else None,
             before=session.trace.state(page),
             detached=session.trace.detached_copy() if name == "close_page" else None,
         )

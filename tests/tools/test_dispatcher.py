@@ -271,6 +271,7 @@ def test_catalogue_names_schemas_and_closed_trace_tools() -> None:
         "trace_export",
         "trace_clear",
         "replay_validate",
+        "replay_execute",
         "ard_discover",
         "crawl_policy",
         "inspect_page",
@@ -278,3 +279,16 @@ def test_catalogue_names_schemas_and_closed_trace_tools() -> None:
     for tool in TOOLS:
         json.dumps(tool.input_schema)
         assert tool.input_schema["type"] == "object"
+
+
+async def test_a_coarse_action_never_names_a_target_even_with_a_stray_element_id(call: Caller, demo) -> None:
+    opened = await call.ok("open_page", url=demo.url("/login.html"), trace=True)
+    sid = opened["session_id"]
+    email = element_id(opened, "text_input", "Email")
+    await call.ok("evaluate", session_id=sid, expression="1", element_id=email)
+    await call.ok("get_cookies", session_id=sid, element_id=email)
+    await call.ok("clear_cookies", session_id=sid, element_id=email)
+    events = (await call.export(sid))["events"]
+    coarse = [e for e in events if e["action"] in ("evaluate", "clear_cookies")]
+    assert len(coarse) == 2 and all("target" not in e and e.get("target") is None for e in coarse)
+    await call.ok("close_page", session_id=sid)
