@@ -35,7 +35,9 @@ class ScriptedAgent:
     on ``site``'s sign-in page (or, given ``session_id``, navigates that existing session
     there), then types an email and a password, picks a plan, ticks "Remember me", signs in and
     scrolls twice, pausing ``pause`` seconds between steps. It keeps its session open until
-    ``close()``. The password is generated unless given; it reaches only the page.
+    ``close()``. The password is generated unless given; it goes only to the page (the trace
+    keeps its byte length) and stays on the agent as ``password``, so a notebook can check that
+    it shows nowhere; the agent's repr never shows it.
 
     >>> server = pnb.serve()
     >>> agent = pnb.examples.ScriptedAgent(server, site).start()

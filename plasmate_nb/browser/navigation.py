@@ -53,6 +53,10 @@ class NavigationWatch:
     def reset(self) -> None:
         self._mark = self._gate.mark() if self._gate is not None else 0
         self._urls.clear()
+        # A navigation still unanswered from before is not this action's: forget it, so one
+        # that never answers cannot make every later action wait out its settle time.
+        self._pending.clear()
+        self._answered.set()
         self.blocked = self.failed = None
 
     async def answered(self, timeout: float) -> None:

@@ -321,8 +321,10 @@ def load_events(files: Sequence[Path], fallback: Callable[[Sequence[Path]], Fram
     def collect(source: str, _: int) -> None:
         parts.append(connection.execute(sql).fetchnumpy())
 
-    problems = scan(connection, files, kind="full", on_batch=collect)
-    connection.close()
+    try:
+        problems = scan(connection, files, kind="full", on_batch=collect)
+    finally:
+        connection.close()
     names = ["file_index", "trace_id", *FULL_COLUMNS]
     merged = {
         name: np.ma.concatenate([part[name] for part in parts]) if parts else np.ma.array([])

@@ -6,7 +6,7 @@ on an ``AsyncSession`` each method is awaited (``await s.open(url)``).
 
 Privacy: typed text, selected values, cookie values and URLs are passed to the transport
 and dropped; they are never stored on the session. Tool errors that echo one of them
-(``Option not found: <value>``, ``Failed to fetch <url>: ...``) are re-raised scrubbed and
+(an action's failure quoting page text, ``Failed to fetch <url>: ...``) are re-raised scrubbed and
 without the transport's traceback (whose frames hold the arguments).
 
 Errors a user causes carry a hint on what to do (``plasmate_nb.errors``): a tool error's text
@@ -618,7 +618,8 @@ class AsyncSession:
             if not error.message.startswith(errors.REPLAY_NOT_EXECUTED_PREFIX):
                 # An action's own failure: scrubbed of the value like any typed text. (A refusal is
                 # the server's plan, which holds no value; scrubbing it would mangle it.)
-                raise scrubbed(error, () if value is None else (value,)) from None
+                secrets = () if value is None else (value, *url_secrets(value))
+                raise scrubbed(error, secrets).with_hint(error.hint) from None
             refusal = json.loads(error.message.removeprefix(errors.REPLAY_NOT_EXECUTED_PREFIX))
             raise ReplayRefused(await self._plan_of(refusal, None)) from None
         page = await self._page_after(answer)

@@ -541,8 +541,10 @@ def load_traces(
     try:
         return frame(merged, leading={"trace_id": (trace_ids, STRING), "source_file": (source_files, STRING)})
     except (TypeError, ValueError) as exc:  # a value of the wrong type slipped past the shape checks
+        # pandas' own message may quote the value (which may be what the export should not hold).
         raise TraceFormatError(
-            "$.events", f"a value has the wrong type ({exc}); load it with load_trace() for its path"
+            "$.events",
+            f"a value has the wrong type ({type(exc).__name__}); load it with load_trace() for its path",
         ) from None
 
 

@@ -35,6 +35,7 @@ ENGINE_NAME = "plasmate_som"
 # What a call answers in a world whose compiler object is gone (it is installed again).
 MISSING = "__plasmate_som_missing__"
 UTILITY_WORLD_PREFIX = "__playwright_utility_world_"  # Playwright's name for that world
+WORLD_CREATION_SECONDS = 10.0
 # Element ids are ours (e_<hex>[_n], e_summary_<n>); anything else is never looked up.
 ELEMENT_ID = re.compile(r"[A-Za-z0-9_]{1,80}")
 
@@ -123,7 +124,9 @@ class IsolatedWorld:
             # A query through our content-script engine makes Playwright create the world.
             await page.main_frame.query_selector(f"{ENGINE_NAME}=0/-")
             if self._context is None:
-                await self._created.wait()
+                # Bounded: should Playwright ever stop creating its utility world, compiles fail
+                # (and say so) instead of hanging.
+                await asyncio.wait_for(self._created.wait(), WORLD_CREATION_SECONDS)
         return self._context
 
     async def evaluate(self, expression: str, install: str) -> Any:
