@@ -77,15 +77,20 @@ def test_scripted_agent_waits_to_be_watched_then_moves_the_dashboard(demo) -> No
 
         agent.start()
         seen = {2}
-        while not agent.done:
+
+        def watching() -> bool:
             seen.add(dashboard.get_state()["next_sequence"]["value"])
-            time.sleep(0.01)
+            return agent.done
+
+        _wait_until(watching, "the agent did not finish")
         assert agent.wait().steps_taken == len(agent.STEPS)
         last = 2 + len(agent.STEPS)
         _wait_until(
             lambda: dashboard.get_state()["next_sequence"]["value"] == last, "the dashboard did not update"
         )
-        assert len(seen | {last}) > 3  # it moved in steps while the agent acted, with no manual refresh
+        # It moved while the agent acted, with no manual refresh: at least one value between the
+        # first and the last (refreshes of a busy burst may coalesce, so not necessarily all).
+        assert len(seen | {last}) >= 3
 
         events = watcher.trace.events()
         assert events["action"].tolist() == ["open_page", *agent.STEPS]
