@@ -266,3 +266,46 @@ async def test_concurrent_clients_never_see_an_execution_on_a_drifted_state(
         assert executed["before"] == recorded["before"]
         assert executed["action"] == "toggle" and executed["target"] == recorded["target"]
     await session.close()
+
+
+async def test_origin_and_action_refusals_execute_nothing(
+    executing: Caller, fixture_server: str, demo
+) -> None:
+    session = await Recorded.open(executing, fixture_server)
+    panel = session.id("button", "Toggle panel")
+    failed = await executing.dispatcher.call(
+        "type_text", {"session_id": session.sid, "element_id": panel, "text": "abc"}
+    )
+    assert failed.is_error  # 2: recorded, with the button as its target
+    before = await session.state()
+    plan = refusal(await session.replay(2, confirmed=True, value="xyz"))
+    assert plan["drift"] == "action_unavailable"  # a button offers no "type"
+    assert await session.state() == before
+
+    await session.act("click", element_id=panel)  # 3
+    await session.act("click", element_id=panel)  # 4: 3 would validate here
+    await session.act("navigate_to", url=demo.url("/login.html"))  # 5: another origin
+    before = await session.state()
+    plan = refusal(await session.replay(3, confirmed=True))
+    assert plan["drift"] == "origin_drift"
+    assert await session.state() == before
+    await session.close()
+
+
+def test_an_ambiguous_target_is_refused_before_anything_could_run() -> None:
+    """Two live elements with one stable key cannot happen in a real page (the compiler makes ids
+    unique), so the decision is shown on the trace core, where replay_plan names no element."""
+    from plasmate_nb.trace import PageState, TraceLog, parse_replay_request, sanitize_parameters
+
+    twin = {"id": "e_twin", "role": "button", "text": "Buy", "actions": ["click"]}
+    som = {"title": "Shop", "regions": [{"id": "r_main", "role": "main", "elements": [dict(twin)]}]}
+    log = TraceLog(enabled=True)
+    page = PageState("https://shop.test/", None, som)
+    state = log.state(page)
+    log.record("click", sanitize_parameters("click", {}), log.target(page, "e_twin"), state, state, None, 5)
+    doubled = {**som, "regions": [{**som["regions"][0], "elements": [dict(twin), dict(twin)]}]}
+    request = parse_replay_request(
+        {"session_id": "s", "trace_id": log.trace_id, "sequence": 1, "confirmed": True}
+    )
+    plan, element = log.replay_plan(request, PageState("https://shop.test/", None, doubled))
+    assert (plan["status"], plan["drift"], element) == ("refused", "target_ambiguous", None)
