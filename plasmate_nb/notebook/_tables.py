@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._html import STYLE, table
+from ._html import STYLE, counted, table
 
 STRING = pd.StringDtype()
 
@@ -78,7 +78,9 @@ def frame_html(data: pd.DataFrame) -> str:
         half = max(1, min_rows // 2)
         gap = [f"⋮ {len(rows) - 2 * half} rows not shown", *[""] * (len(data.columns) - 1)]
         rows = [*rows[:half], gap, *rows[-half:]]
-    size = f"<div style='opacity:.7'>{len(data)} rows × {len(data.columns)} columns</div>"
+    size = (
+        f"<div style='opacity:.7'>{counted(len(data), 'row')} × {counted(len(data.columns), 'column')}</div>"
+    )
     return f"<div style='{STYLE}'>{table(data.columns, rows)}{size}</div>"
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from ._export_sql import COUNTERS
-from ._html import box, cell, gauge, table
+from ._html import box, cell, counted, gauge, table
 from ._tables import EVENT_COLUMNS, STRING, ReadableFrame, event_columns, events_frame, frame, frame_html
 
 if TYPE_CHECKING:
@@ -155,7 +155,9 @@ class TraceCleared:
         self.status = TraceStatus(payload["status"])
 
     def _repr_html_(self) -> str:
-        return box(f"Trace cleared: {self.cleared_events} events removed", self.status._repr_html_())
+        return box(
+            f"Trace cleared: {counted(self.cleared_events, 'event')} removed", self.status._repr_html_()
+        )
 
     def __repr__(self) -> str:
         return f"TraceCleared(cleared_events={self.cleared_events}, status={self.status!r})"
