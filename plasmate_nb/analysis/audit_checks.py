@@ -136,7 +136,7 @@ def schema_issues(document: Any) -> Iterator[Issue]:
 @functools.lru_cache(maxsize=16_384)
 def _event_schema_issues(text: str) -> tuple[tuple[str, tuple[Any, ...], str], ...]:
     event = json.loads(text)
-    action = event.get("action") if isinstance(event, dict) else None
+    action = _action(event) if isinstance(event, dict) else None
     return tuple(
         (
             _schema_rule(error, ["events", 0, *error.absolute_path], action),
@@ -326,9 +326,15 @@ def format_issues(document: dict[str, Any]) -> Iterator[Issue]:
         yield from _redaction_issues(event, at, sequence)
 
 
+def _action(event: dict[str, Any]) -> str | None:
+    """The event's action when it is a string (a damaged export may hold any JSON value there)."""
+    action = event.get("action")
+    return action if isinstance(action, str) else None
+
+
 def _redaction_issues(event: dict[str, Any], at: tuple[Any, ...], sequence: int | None) -> Iterator[Issue]:
     redaction = event.get("redaction")
-    action = event.get("action")
+    action = _action(event)
     if not isinstance(redaction, dict) or action not in TRACEABLE_ACTIONS:
         return
     expected = {
@@ -350,7 +356,7 @@ def _redaction_issues(event: dict[str, Any], at: tuple[Any, ...], sequence: int 
 def parameter_issues(document: dict[str, Any]) -> Iterator[Issue]:
     """Exactly the sanitised parameters per action; redaction markers only; coarse events stay coarse."""
     for index, event in _events(document):
-        action, parameters = event.get("action"), event.get("parameters")
+        action, parameters = _action(event), event.get("parameters")
         if action not in PARAMETER_KEYS or not isinstance(parameters, dict):
             continue
         sequence = _sequence(event)

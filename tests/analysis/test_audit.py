@@ -77,6 +77,14 @@ def test_any_damage_is_a_report_never_a_crash(document: dict, junk: object, data
     assert set(report.findings["rule"]) <= set(RULES_BY_ID) - {"unreadable"}
 
 
+@pytest.mark.parametrize("junk", [["click"], {"a": 1}, 7, None])
+def test_an_action_of_any_json_kind_is_a_report_never_a_crash(junk: object) -> None:
+    document = _rich_export()
+    document["events"][-1]["action"] = junk  # a list once crashed the parameter checks
+    report = pnb.audit(document)
+    assert report.documents == 1 and not report.ok
+
+
 def _assert_reported(broken: dict, rule: str) -> None:
     report = pnb.audit(broken)
     _, companions = MUTATIONS[rule]
