@@ -341,6 +341,10 @@ class ScriptedSession:
         if som is not None:
             await som.dispose()
 
+    async def page_unchanged(self) -> bool:
+        """Scripted pages run no scripts of their own: the page is what the last action left."""
+        return self.som is not None and self._document is not None
+
     # ----- actions, each with the real engine's checks in its order ----------------------------
 
     async def navigate(self, url: str) -> None:
