@@ -23,6 +23,7 @@ from ..trace.constants import (
     STATUS_VALIDATED,
 )
 from ._html import box, cell, table
+from ._tables import frame_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -408,10 +409,9 @@ class ReplayResult:
 
     def _repr_html_(self) -> str:
         changes = self.changes()
-        rows = [[value for value in row] for row in changes.itertuples(index=False)]
         body = (
             f"<p>Event {self.replayed_sequence} was executed again as event {self.sequence}; the page "
             f"is now <b>{cell(self.page.title or '')}</b>.</p>"
-            + (table(tuple(changes.columns), rows) if rows else "<i>nothing on the page changed</i>")
+            + (frame_html(changes) if len(changes) else "<i>nothing on the page changed</i>")
         )
         return box(f"Replayed event {self.replayed_sequence}", body)

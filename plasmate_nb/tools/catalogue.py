@@ -94,6 +94,13 @@ _ELEMENT = {
 }
 _HANDLE = {"type": "string", "maxLength": MAX_HANDLE_BYTES}
 _PAGE_RESULT = "Returns the updated page model (url, title, regions)."
+# replay_validate's arguments; replay_execute takes the same plus its value.
+_REPLAY_REQUEST = {
+    "session_id": _HANDLE,
+    "trace_id": _HANDLE,
+    "sequence": {"type": "integer", "minimum": 1},
+    "confirmed": {"type": "boolean", "default": False},
+}
 
 _COOKIE_ITEM = {  # docs/contract.md#answers: an item lacking a domain or url, or mistyped, is skipped
     "type": "object",
@@ -231,12 +238,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Check, in a fixed order, whether a retained action could be replayed exactly now: trace "
         "ownership, retention, action kind, origin, keyed URL, live target and semantic state. Never "
         "executes anything; set confirmed=true only after independent approval.",
-        {
-            "session_id": _HANDLE,
-            "trace_id": _HANDLE,
-            "sequence": {"type": "integer", "minimum": 1},
-            "confirmed": {"type": "boolean", "default": False},
-        },
+        _REPLAY_REQUEST,
         ["session_id", "trace_id", "sequence"],
         (True, False, True, False),
         SENSITIVE_SESSION,
@@ -252,10 +254,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "selected values and navigation URLs were never kept: pass them as value (same byte length / "
         "same keyed URL). Traced as an ordinary call of that action. Off unless the operator enabled it.",
         {
-            "session_id": _HANDLE,
-            "trace_id": _HANDLE,
-            "sequence": {"type": "integer", "minimum": 1},
-            "confirmed": {"type": "boolean", "default": False},
+            **_REPLAY_REQUEST,
             "value": {
                 "type": "string",
                 "description": "type_text text, select_option value or navigate_to URL (never retained)",
