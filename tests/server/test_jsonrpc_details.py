@@ -155,6 +155,14 @@ def test_tools_call_params_and_unknown_tools_are_json_rpc_errors(
     assert answer["id"] and error_of(answer) == {"code": -32602, "message": message}
 
 
+def test_null_arguments_are_read_as_absent(ready: RawStdio) -> None:
+    # The SDK's request model cannot tell the two apart (docs/contract.md#deviations-from-the-reference).
+    for params in ({"name": "extract_text", "arguments": None}, {"name": "extract_text"}):
+        result = ready.request("tools/call", params)["result"]
+        assert result["isError"] is True
+        assert result["content"][0]["text"] == "Invalid arguments: missing field `url`"
+
+
 # ----- the SDK client and HTTP ----------------------------------------------------------------------
 
 

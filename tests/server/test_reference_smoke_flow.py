@@ -60,15 +60,6 @@ def _link(page: dict[str, Any], text: str) -> str:
     return found[0]
 
 
-def _extract_text_step(mcp: RawStdio, tools: set[str], url: str) -> str:
-    """The smoke flow's extract_text step; pending while the catalogue lacks the tool."""
-    if "extract_text" not in tools:
-        pytest.skip("extract_text is not in the catalogue yet: the smoke flow's step 3 is pending")
-    result = mcp.call("extract_text", {"url": url})
-    assert not result.get("isError"), result
-    return result["content"][0]["text"]
-
-
 def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     # 1. initialize: the server names itself and offers tools; then the initialized notification.
     initialized = mcp.initialize(LEGACY)
@@ -86,10 +77,10 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     assert page["title"] == "plasmate_nb demo site"
     assert page["regions"] and any(region.get("elements") for region in page["regions"])
 
-    # 3. extract_text: the page's text.
-    assert "Small local pages for trying browser sessions" in _extract_text_step(
-        mcp, tools, demo.url("/index.html")
-    )
+    # 3. extract_text: the page's plain text (the reference's smoke flow fails without this tool).
+    extracted = mcp.call("extract_text", {"url": demo.url("/index.html")})
+    assert not extracted.get("isError"), extracted
+    assert "Small local pages for trying browser sessions" in extracted["content"][0]["text"]
 
     # 4. open_page, traced.
     opened = mcp.payload("open_page", {"url": demo.url("/login.html"), "trace": True})
