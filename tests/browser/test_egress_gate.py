@@ -314,3 +314,57 @@ async def test_a_destination_that_does_not_speak_http_reads_as_a_network_error(d
         assert answer.startswith(b"HTTP/1.1 502 ") and answer.endswith(error + b"\n")
     finally:
         await gate.aclose()
+
+
+async def open_tunnel(
+    gate: EgressGate, port: int, then: bytes = b""
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A raw client that sends ``CONNECT`` (and ``then`` right behind it) and keeps the socket."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", int(gate.server.rsplit(":", 1)[1]))
+    writer.write(f"CONNECT {ALLOWED}:{port} HTTP/1.1\r\nHost: x\r\n\r\n".encode() + then)
+    await writer.drain()
+    return reader, writer
+
+
+async def test_tunnels_beyond_the_cap_wait_for_a_free_slot_and_are_not_refused(destinations):
+    allowed, _blocked = destinations
+    # Which tunnels' bytes reached the destination, and whether the first tunnel was closed by then.
+    first_closed = asyncio.Event()
+    seen: list[bool] = []
+
+    def record(_n: int) -> bytes:
+        seen.append(first_closed.is_set())
+        return RESPONSE
+
+    allowed.answer = record
+    barrier = await Destination(ALLOWED).start()  # plain requests elsewhere, so `seen` is tunnels only
+    gate = await make_gate(max_tunnels=2)
+    held: list[asyncio.StreamWriter] = []
+    try:
+        for _ in range(2):  # up to the cap: each answered and held open (the destination never closes)
+            reader, writer = await open_tunnel(gate, allowed.port)
+            held.append(writer)
+            async with asyncio.timeout(5):
+                assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
+
+        # One more: its request rides right behind the CONNECT, so it reaches the destination only
+        # once the gate has let the tunnel through.
+        reader3, writer3 = await open_tunnel(gate, allowed.port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        held.append(writer3)
+        # A whole plain-HTTP round trip through the gate gives the third CONNECT every chance to be
+        # answered; it is not, and the gate keeps serving others meanwhile.
+        plain = f"GET http://{ALLOWED}:{barrier.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        assert (await exchange(gate, plain)).endswith(OK)
+        assert seen == [] and not reader3.at_eof()
+
+        first_closed.set()
+        held[0].close()  # one tunnel ends: its slot goes to the waiting one
+        async with asyncio.timeout(5):
+            answer = await reader3.readuntil(b"ok")
+        assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(RESPONSE)
+        assert seen == [True]  # held until the slot was free, never refused
+    finally:
+        for writer in held:
+            writer.close()
+        await barrier.stop()
+        await gate.aclose()
