@@ -381,16 +381,18 @@ class EgressGate:
         if host is None:
             writer.write(_own_answer(client, 400, "unreachable", "a CONNECT target is host:port"))
             return
-        try:
-            addresses = await self._destination(host, port)
-            upstream_reader, upstream_writer = await self._open(addresses, port)
-        except PolicyViolation as violation:
-            writer.write(_own_answer(client, 403, "refused", BLOCKED_PREFIX + str(violation)))
-            return
-        except OSError as error:
-            writer.write(_own_answer(client, 502, "unreachable", _net_error(error)))
-            return
+        # The slot is taken before the name is resolved: a CONNECT waiting for one holds no
+        # upstream socket, and the destination sees nothing until the tunnel can carry bytes.
         async with self._tunnels:
+            try:
+                addresses = await self._destination(host, port)
+                upstream_reader, upstream_writer = await self._open(addresses, port)
+            except PolicyViolation as violation:
+                writer.write(_own_answer(client, 403, "refused", BLOCKED_PREFIX + str(violation)))
+                return
+            except OSError as error:
+                writer.write(_own_answer(client, 502, "unreachable", _net_error(error)))
+                return
             writer.write(client.send(h11.Response(status_code=200, headers=[])) or b"")
             leftover, _closed = client.trailing_data
             if leftover:

@@ -326,7 +326,7 @@ async def open_tunnel(
     return reader, writer
 
 
-async def test_tunnels_beyond_the_cap_wait_for_a_free_slot_and_are_not_refused(destinations):
+async def test_a_connect_beyond_the_cap_waits_unconnected_for_a_slot(destinations):
     allowed, _blocked = destinations
     # Which tunnels' bytes reached the destination, and whether the first tunnel was closed by then.
     first_closed = asyncio.Event()
@@ -356,6 +356,7 @@ async def test_tunnels_beyond_the_cap_wait_for_a_free_slot_and_are_not_refused(d
         plain = f"GET http://{ALLOWED}:{barrier.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
         assert (await exchange(gate, plain)).endswith(OK)
         assert seen == [] and not reader3.at_eof()
+        assert allowed.connections == 2  # the waiting CONNECT has not even connected upstream
 
         first_closed.set()
         held[0].close()  # one tunnel ends: its slot goes to the waiting one
