@@ -6,7 +6,9 @@ session-scoped Playwright browser can serve every test.
 
 from __future__ import annotations
 
+import collections
 import functools
+import hashlib
 import http.server
 import json
 import threading
@@ -24,15 +26,53 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class ExportAudit:
+    """Exports the dispatcher answered, audited in batches so the run never holds them all.
+
+    Each distinct answer text (an unchanged log exports the same bytes) is audited once: texts
+    wait in ``pending`` until ``BATCH`` of them are there, then ``pnb.audit`` checks them and
+    keeps only the findings. ``recent`` keeps the last few texts for the test that checks
+    collecting works."""
+
+    BATCH = 256
+
+    def __init__(self) -> None:
+        self.pending: list[str] = []
+        self.recent: collections.deque[str] = collections.deque(maxlen=64)
+        self.findings: list[str] = []
+        self._seen: set[bytes] = set()
+
+    def add(self, text: str) -> None:
+        digest = hashlib.sha256(text.encode()).digest()
+        if digest in self._seen:
+            return
+        self._seen.add(digest)
+        self.pending.append(text)
+        self.recent.append(text)
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        from plasmate_nb.analysis import audit
+
+        report = audit([json.loads(text) for text in self.pending])
+        self.pending.clear()
+        if not report.ok:
+            self.findings.append(
+                report.findings[["source", "sequence", "rule", "path", "message"]].to_string()
+            )
+
+
 @pytest.fixture(scope="session", autouse=True)
-def dispatcher_exports() -> Iterator[dict[str, None]]:
+def dispatcher_exports() -> Iterator[ExportAudit]:
     """Every trace_export and final_trace that the real ``Dispatcher`` answers during the run is
-    collected and, when the run ends, audited against the contract (``pnb.audit``); a finding fails
-    the run. Exports built by hand (tests of broken exports) never pass through the dispatcher. The
-    fixture's value is the collection (answer texts), so a test can check that collecting works."""
+    audited against the contract (``pnb.audit``); a finding fails the run when it ends. Exports
+    built by hand (tests of broken exports) never pass through the dispatcher."""
     from plasmate_nb.tools.dispatcher import Dispatcher
 
-    produced: dict[str, None] = {}  # answer texts, once each (an unchanged log exports the same bytes)
+    collected = ExportAudit()
     original = Dispatcher.call
 
     async def call(self: Dispatcher, name: str, arguments: object = None) -> object:
@@ -40,19 +80,16 @@ def dispatcher_exports() -> Iterator[dict[str, None]]:
         if not result.is_error and (
             name == "trace_export" or (name == "close_page" and '"final_trace"' in result.text)
         ):
-            produced[result.text] = None
+            collected.add(result.text)
         return result
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Dispatcher, "call", call)
-        yield produced
-    if produced:
-        from plasmate_nb.analysis import audit
-
-        report = audit([json.loads(text) for text in produced])
-        assert report.ok, "exports the dispatcher produced in this run break the contract:\n" + (
-            report.findings[["source", "sequence", "rule", "path", "message"]].to_string()
-        )
+        yield collected
+    collected.flush()
+    assert not collected.findings, "exports the dispatcher produced in this run break the contract:\n" + (
+        "\n".join(collected.findings)
+    )
 
 
 @pytest.fixture(scope="session")

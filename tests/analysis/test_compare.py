@@ -4,7 +4,7 @@ one with an injected failure, diverge at the right step for the right reason."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -13,6 +13,9 @@ from plasmate_nb.tools import Dispatcher
 from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, SCHEMA
 from tests.analysis.demo_flow import sign_in_flow
 from tests.scripted_engine import DEFAULT_ORIGIN, ScriptedEngine
+
+if TYPE_CHECKING:
+    from tests.conftest import ExportAudit
 
 
 async def _demo_flow(**injected: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -84,9 +87,10 @@ async def test_the_views_show_two_columns_highlight_differences_and_no_fingerpri
 
 
 async def test_the_suite_collects_every_export_the_dispatcher_answers_for_its_final_audit(
-    dispatcher_exports: dict[str, None],
+    dispatcher_exports: ExportAudit,
 ) -> None:
-    """tests/conftest.py audits these when the run ends: this checks that they really are collected."""
+    """tests/conftest.py audits these (in batches, and the rest when the run ends): this checks
+    that they really are collected."""
     export, closed = await _demo_flow()
-    texts = [json.loads(text) for text in dispatcher_exports]
+    texts = [json.loads(text) for text in dispatcher_exports.recent]
     assert export in texts and closed in texts
