@@ -63,6 +63,41 @@ def test_load_trace_and_load_traces_import_nothing_heavy(tmp_path: Path) -> None
     assert _run(code) == "[]"
 
 
+def test_load_trace_of_a_valid_export_imports_neither_jsonschema_nor_pandas(tmp_path: Path) -> None:
+    # jsonschema (its format checkers build parsers at import) loads only to explain a rejection;
+    # pandas only when a table is built.
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(_export("s_a", 3)), encoding="utf-8")
+    code = (
+        "import sys\n"
+        "import plasmate_nb as pnb\n"
+        f"export = pnb.load_trace({str(path)!r})\n"
+        "repr(export)\n"
+        "assert export.retained_events == 3, export\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'jsonschema', 'pandas'}))\n"
+    )
+    assert _run(code) == "[]"
+
+
+def test_load_trace_of_an_invalid_export_gives_jsonschemas_message(tmp_path: Path) -> None:
+    from plasmate_nb.notebook.export import TraceFormatError, _raise_first_error, _validator
+
+    broken = _export("s_a", 2)
+    broken["events"][1]["before"]["fingerprint"] = "plasmate-state:v1:xyz"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(TraceFormatError) as expected:
+        _raise_first_error(_validator(), broken, str(path))
+    code = (
+        "import plasmate_nb as pnb\n"
+        "try:\n"
+        f"    pnb.load_trace({str(path)!r})\n"
+        "except pnb.TraceFormatError as error:\n"
+        "    print(error.path, str(error), sep='\\n')\n"
+    )
+    assert _run(code).splitlines() == [expected.value.path, str(expected.value)]
+
+
 @pytest.mark.parametrize(
     "statement",
     [

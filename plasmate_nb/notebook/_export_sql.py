@@ -27,20 +27,13 @@ import pandas as pd
 
 from plasmate_nb.trace.constants import MAX_BYTES, MAX_EVENTS, MAX_HANDLE_BYTES, SCHEMA, TRACEABLE_ACTIONS
 
+from ._export_fields import COUNTERS
+
 if TYPE_CHECKING:
     import duckdb
 
 Frame = TypeVar("Frame", bound=pd.DataFrame)
 
-#: The six counters of an export, in its field order.
-COUNTERS = (
-    "retained_events",
-    "retained_bytes",
-    "next_sequence",
-    "evicted_events",
-    "oversized_events",
-    "cleared_events",
-)
 #: Files per batch: large enough to keep both cores parsing, small enough for bounded memory.
 BATCH_FILES = 2048
 #: Files per Arrow record batch. DuckDB scans one record batch per thread: a batch in one

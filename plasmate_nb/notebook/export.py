@@ -14,15 +14,15 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
-
-from ._export_sql import COUNTERS
+from ._export_fields import COUNTERS
 from ._html import box, cell, counted, gauge, table
-from ._tables import EVENT_COLUMNS, STRING, ReadableFrame, event_columns, events_frame, frame, frame_html
 
+# pandas (and the table helpers built on it) load inside the methods that build tables:
+# load_trace and the trace objects' text forms need neither.
 if TYPE_CHECKING:
     import jsonschema
 
+    from ._tables import ReadableFrame
     from .plots import TraceFigure
 
 #: Bounds of plasmate.trace.v1; trace_status reports them, an export does not.
@@ -207,6 +207,8 @@ class TraceExport:
         >>> export.events(columns="all")                     # all 21 columns
         >>> export.events(["sequence", "action", "pixels"])
         """
+        from ._tables import events_frame
+
         return events_frame(self.payload["events"], columns)
 
     def plot(self) -> TraceFigure:
@@ -238,6 +240,10 @@ class TraceExport:
 
         >>> export.to_parquet("events.parquet")
         """
+        import pandas as pd
+
+        from ._tables import STRING
+
         target = Path(path)
         table_ = self.events(columns="all")
         table_.insert(
@@ -260,6 +266,8 @@ class TraceExport:
             + _counters_html(p)
             + f"<div><i>{cell(p['redaction_policy'])}</i></div>"
         )
+        from ._tables import frame_html
+
         frame_ = self.events()
         events_html = frame_html(frame_) if len(frame_) else "<div>no retained events</div>"
         return box("plasmate.trace.v1 export", head + events_html)
@@ -339,11 +347,41 @@ def schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator() -> jsonschema.Draft202012Validator:
-    # Imported on first validation: jsonschema (with its optional format checkers) is slow to
-    # import, and load_traces' fast path never needs it for well-formed exports.
+    # Imported only to explain a rejection: importing jsonschema loads its format checkers, some
+    # of which build parsers at import (over a second), and valid documents never need it.
     import jsonschema
 
     return jsonschema.Draft202012Validator(schema())
+
+
+@functools.cache
+def _fast_validator() -> Callable[[Any], Any]:
+    """The same schema compiled to Python by fastjsonschema (once, on first use): accepts or rejects only.
+
+    The schema uses no keyword newer than draft-07 (no $ref beside other keywords, no
+    prefixItems, no unevaluated*), so draft-07 reads it as 2020-12 does; a test keeps the two
+    validators in agreement.
+    """
+    import fastjsonschema
+
+    draft07 = {**schema(), "$schema": "http://json-schema.org/draft-07/schema#"}
+    # No defaults are filled in (the document is left as read), no format is checked (none is used).
+    return fastjsonschema.compile(draft07, use_default=False, use_formats=False)
+
+
+def _validate(document: Any, source: str | None) -> None:
+    """Raise ``TraceFormatError`` unless ``document`` matches the schema.
+
+    The compiled validator decides; only a rejection loads jsonschema, whose first error gives
+    the precise path and message (where the two differ at the edges, e.g. a string ending in a
+    newline, jsonschema's verdict stands).
+    """
+    from fastjsonschema import JsonSchemaValueException
+
+    try:
+        _fast_validator()(document)
+    except JsonSchemaValueException:
+        _raise_first_error(_validator(), document, source)
 
 
 _ENVELOPE_KEYS = frozenset(("schema", "trace_id", "session_id", "redaction_policy", "events", *COUNTERS))
@@ -462,7 +500,7 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
     """
     document, label = _parse(source)
     document = _unwrap_close_payload(document)
-    _raise_first_error(_validator(), document, label)
+    _validate(document, label)
     if document.get("omitted") is True:
         return FinalTraceOmitted(document)
     _check_counters(document, label)
@@ -520,6 +558,8 @@ def load_traces(
 
             files = [Path(source) for source in sources if not isinstance(source, dict)]
             return load_events(files, lambda subset: load_traces(subset, engine="pandas"))
+    from ._tables import EVENT_COLUMNS, STRING, frame  # pandas: the answer is a DataFrame
+
     trace_ids: list[str] = []
     source_files: list[str | None] = []
     merged: dict[str, list[Any]] = {name: [] for name in EVENT_COLUMNS}
@@ -527,7 +567,7 @@ def load_traces(
         document, label = _parse(source)
         document = _unwrap_close_payload(document)
         if validate == "full" or not _plain_envelope(document):
-            _raise_first_error(_validator(), document, label)
+            _validate(document, label)
             if document.get("omitted") is True:
                 continue
         try:
@@ -555,6 +595,8 @@ _OUTCOMES = frozenset(("success", "error"))
 
 
 def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    from ._tables import event_columns
+
     columns = event_columns(events)
     if not _ACTIONS.issuperset(columns["action"]) or not _OUTCOMES.issuperset(columns["outcome"]):
         raise ValueError("unknown action or outcome")
