@@ -22,6 +22,7 @@ import inspect
 import json
 import operator
 import threading
+import warnings
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -32,7 +33,7 @@ from .. import errors
 from .._tracebacks import HintedError
 from ..client.base import ToolError, Transport
 from ..tools.catalogue import TRACE_CHANGING_TOOLS
-from ..tools.som_changes import ChangesMismatch, apply_to_regions
+from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
@@ -311,19 +312,28 @@ class AsyncSession:
     async def _page_after(self, payload: dict[str, Any]) -> Page:
         """The page an action's answer describes (rebuilt whole from a changes answer); now current."""
         if "changes" in payload:  # som_answers="changes": rebuild the whole page model here
-            payload = {**payload, "regions": await self._rebuilt_regions(payload["changes"])}
+            payload = {**payload, **await self._rebuilt_model(payload["changes"], payload.get("som_digest"))}
         self._page = Page(payload, self._transport, previous=self._page)
         return self._page
 
-    async def _rebuilt_regions(self, changes: dict[str, Any]) -> list[dict[str, Any]]:
-        """The previous page's regions with ``changes`` applied, or the server's whole model
-        (``page_som``) when this session does not hold the page they apply to."""
+    async def _rebuilt_model(self, changes: dict[str, Any], digest: str | None) -> dict[str, Any]:
+        """``regions`` (and ``som_digest``) of the page an answer describes: the previous page's
+        regions with ``changes`` applied, or, when this session does not hold the page they apply
+        to, the server's whole model (``page_som``) — checked against the answer's digest, since
+        another client may have acted on the session since."""
         previous = self._page
         if previous is not None and previous.som_digest == changes.get("base_digest"):
             with contextlib.suppress(ChangesMismatch):
-                return apply_to_regions(previous.regions, changes)
+                return {"regions": apply_to_regions(previous.regions, changes)}
         som = await self._call("page_som", {"session_id": self._require_session()}, notify=False)
-        return list(som.get("regions") or [])
+        read = som_digest(canonical_text(som))
+        if read != digest:
+            warnings.warn(
+                "the page changed again before its model could be fetched (another client acted on "
+                "this session?): this Page shows the model read afterwards, not the one the action left",
+                stacklevel=4,
+            )
+        return {"regions": list(som.get("regions") or []), "som_digest": read}
 
     # -- actions --------------------------------------------------------------------------
 

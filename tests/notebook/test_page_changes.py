@@ -13,6 +13,7 @@ import pytest
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook._page_changes import CHANGE_COLUMNS
+from plasmate_nb.tools.som_changes import canonical_text, som_digest
 
 TYPED = "typed-value-never-shown"
 
@@ -22,10 +23,14 @@ def backend() -> str:
     return "scripted"
 
 
-def _whole_regions(transport: Transport, session_id: str) -> list[dict[str, Any]]:
+def _whole_som(transport: Transport, session_id: str) -> dict[str, Any]:
     from plasmate_nb._loop import run_sync
 
-    return run_sync(transport.call("page_som", {"session_id": session_id}))["regions"]
+    return run_sync(transport.call("page_som", {"session_id": session_id}))
+
+
+def _whole_regions(transport: Transport, session_id: str) -> list[dict[str, Any]]:
+    return _whole_som(transport, session_id)["regions"]
 
 
 @pytest.mark.parametrize("som_answers", ["full", "changes"])
@@ -76,6 +81,7 @@ def test_diff_of_any_two_pages(transport: Transport, login_url: str) -> None:
         assert home.changes().equals(forward)
 
 
+@pytest.mark.filterwarnings("error")  # nothing acted in between: the model fetched is the answer's
 def test_changes_made_through_another_client_are_fetched_whole(transport: Transport, login_url: str) -> None:
     with nb.Session(transport) as s:
         page = s.open(login_url, som_answers="changes")
@@ -95,3 +101,33 @@ def test_real_engine_pages_rebuilt_from_changes(real_backends, login_url: str) -
         assert typed.regions == _whole_regions(transport, s.session_id)
         assert typed.changes()[["change", "label"]].values.tolist() == [["changed", "Email"]]
         assert TYPED not in typed.changes().to_csv()
+
+
+class _RacingTransport:
+    """A transport on which another client acts just before each ``page_som`` is read."""
+
+    def __init__(self, inner: Transport, act: dict[str, Any]) -> None:
+        self._inner = inner
+        self._act = act
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        if tool == "page_som":
+            await self._inner.call("type_text", {"session_id": arguments["session_id"], **self._act})
+        return await self._inner.call(tool, arguments)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_a_model_fetched_after_another_client_acted_is_flagged_and_carries_its_own_digest(
+    transport: Transport, login_url: str
+) -> None:
+    with nb.Session(transport) as s:
+        page = s.open(login_url, som_answers="changes")
+        email = page.find(label="Email")
+        racing = _RacingTransport(transport, {"element_id": email.id, "text": "late@client.test"})
+        other = nb.Session.attach(s.session_id, racing)  # holds no page: its next page is fetched whole
+        with pytest.warns(UserWarning, match="changed again before its model could be fetched"):
+            moved = other.toggle(page.find(role="checkbox", label="Remember me"))
+        assert moved.regions == _whole_regions(transport, s.session_id)  # what was read, whole
+        assert moved.som_digest == som_digest(canonical_text(_whole_som(transport, s.session_id)))
