@@ -80,14 +80,14 @@ def test_load_trace_of_a_valid_export_imports_neither_jsonschema_nor_pandas(tmp_
 
 
 def test_load_trace_of_an_invalid_export_gives_jsonschemas_message(tmp_path: Path) -> None:
-    from plasmate_nb.notebook.export import TraceFormatError, _raise_first_error, _validator
+    from plasmate_nb.notebook.export import TraceFormatError, _raise_first_error, schema_validator
 
     broken = _export("s_a", 2)
     broken["events"][1]["before"]["fingerprint"] = "plasmate-state:v1:xyz"
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(broken), encoding="utf-8")
     with pytest.raises(TraceFormatError) as expected:
-        _raise_first_error(_validator(), broken, str(path))
+        _raise_first_error(schema_validator(), broken, str(path))
     code = (
         "import plasmate_nb as pnb\n"
         "try:\n"

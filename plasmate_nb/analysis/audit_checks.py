@@ -17,7 +17,7 @@ from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from plasmate_nb.analysis.secret_patterns import FINGERPRINT, find_secret_like
-from plasmate_nb.notebook.export import COUNTERS, _validator, schema
+from plasmate_nb.notebook.export import COUNTERS, schema, schema_validator
 from plasmate_nb.trace.compact import compact_json, utf8_len
 from plasmate_nb.trace.constants import (
     COARSE_ACTIONS,
@@ -120,11 +120,11 @@ def schema_issues(document: Any) -> Iterator[Issue]:
     """
     events = document.get("events") if isinstance(document, dict) else None
     if not isinstance(events, list) or "omitted" in document:
-        for error in _validator().iter_errors(document):
+        for error in schema_validator().iter_errors(document):
             parts = list(error.absolute_path)
             yield _schema_rule(error, parts, None), json_path(*parts), None, _schema_message(error)
         return
-    for error in _validator().iter_errors({**document, "events": []}):
+    for error in schema_validator().iter_errors({**document, "events": []}):
         parts = list(error.absolute_path)
         yield _schema_rule(error, parts, None), json_path(*parts), None, _schema_message(error)
     for index, event in enumerate(events):

@@ -346,7 +346,11 @@ def schema() -> dict[str, Any]:
 
 
 @functools.cache
-def _validator() -> jsonschema.Draft202012Validator:
+def schema_validator() -> jsonschema.Draft202012Validator:
+    """The jsonschema validator of the export schema: it explains why a document is not an export.
+
+    >>> [e.json_path for e in schema_validator().iter_errors({"schema": "x"})]
+    """
     # Imported only to explain a rejection: importing jsonschema loads its format checkers, some
     # of which build parsers at import (over a second), and valid documents never need it.
     import jsonschema
@@ -381,7 +385,7 @@ def _validate(document: Any, source: str | None) -> None:
     try:
         _fast_validator()(document)
     except JsonSchemaValueException:
-        _raise_first_error(_validator(), document, source)
+        _raise_first_error(schema_validator(), document, source)
 
 
 _ENVELOPE_KEYS = frozenset(("schema", "trace_id", "session_id", "redaction_policy", "events", *COUNTERS))
@@ -573,7 +577,7 @@ def load_traces(
         try:
             columns = _checked_columns(document["events"])
         except (KeyError, TypeError, ValueError, AttributeError):
-            _raise_first_error(_validator(), document, label)
+            _raise_first_error(schema_validator(), document, label)
             raise
         _check_counters(document, label, columns["sequence"])
         trace_ids.extend([document["trace_id"]] * len(document["events"]))

@@ -22,8 +22,8 @@ from plasmate_nb.notebook.export import (
     TraceFormatError,
     _fast_validator,
     _raise_first_error,
-    _validator,
     load_trace,
+    schema_validator,
 )
 from plasmate_nb.trace.constants import SCHEMA
 from tests.analysis.export_builders import MUTATIONS, core_exports, mutated, synthetic_exports, trace_of
@@ -53,7 +53,7 @@ def _fast_accepts(document: Any) -> bool:
 
 
 def _agree(document: Any) -> None:
-    slow = _validator().is_valid(document)
+    slow = schema_validator().is_valid(document)
     assert _fast_accepts(document) == slow, (slow, json.dumps(document)[:2000])
 
 
@@ -122,7 +122,7 @@ MARKERS = st.builds(
 @given(VALID)
 def test_both_accept_valid_exports(document: dict[str, Any]) -> None:
     trace = trace_of(document)
-    assert _fast_accepts(trace) and _validator().is_valid(trace)
+    assert _fast_accepts(trace) and schema_validator().is_valid(trace)
 
 
 @SETTINGS
@@ -159,14 +159,14 @@ def test_a_compiled_acceptance_is_never_a_jsonschema_rejection(
     text = data.draw(st.one_of(st.text(max_size=80), st.just(original + "\n"), st.just(original[:-1] + "\n")))
     _at(trace, path[:-1])[path[-1]] = text
     if _fast_accepts(trace):
-        assert _validator().is_valid(trace)
+        assert schema_validator().is_valid(trace)
 
 
 def test_a_rejected_document_keeps_jsonschemas_message() -> None:
     marker = {"schema": SCHEMA, "omitted": 1, "reason": "too big"}
     assert not _fast_accepts(marker)
     with pytest.raises(TraceFormatError) as direct:
-        _raise_first_error(_validator(), marker, None)
+        _raise_first_error(schema_validator(), marker, None)
     with pytest.raises(TraceFormatError) as loaded:
         load_trace(marker)
     assert str(loaded.value) == str(direct.value) and loaded.value.path == "$.omitted"
