@@ -29,7 +29,7 @@
 //  D7 `url` is location.href; origin is the tuple origin of location (punycode host).
 //  D8 wrapped labels: a control that is the first labelable descendant of a <label>
 //     without `for` and has no id takes the label's text as its `label` (rule 3's place).
-(function compileSom(budgetMs) {
+(function compileSom(budgetMs, cache, forceFull) {
   "use strict";
 
   // ---- builtins, captured before the walk (page getters may change globals mid-walk)
@@ -46,6 +46,7 @@
   // ---- constants
   const MAX_VISITS = 4000000;
   const BUDGET = { code: "budget exceeded" };
+  const MISMATCH = { code: "mismatch" }; // a replayed subtree does not line up: compile in full
   const HEX = "0123456789abcdef";
   const MAX_ELEMENTS = 400;
   const MAX_PARAGRAPHS = 10;
@@ -172,6 +173,14 @@
   let origin = "null";
   let mainMode = false;
   let paraCounter = 0;
+  // Incremental compile (docs/contract.md#incremental-compile): `state` is what this world keeps
+  // between compiles of its document (null: a compile that neither reads nor records it).
+  if (cache !== null && cache !== undefined && cache.s === undefined) cache.s = null;
+  const state = cache === null || cache === undefined ? null : newState(cache);
+  const recording = state !== null;
+  let incremental = false; // replay clean subtrees in this compile
+  let frame = null; // the recording of the subtree being walked
+  const idLog = []; // [record, hash, node] in allocation order, for the events that replay them
 
   function tick() {
     visits++;
@@ -510,14 +519,21 @@
     const t = trimWs(lower(name));
     return t.length > 100 ? cpPrefix(t, 100) : t;
   }
-  function elementId(role, name, path, node) {
-    const raw = "e_" + sha256Hex12(origin + "|" + role + "|" + idName(name) + "|" + path);
+  function elementId(role, name, path, node, rec) {
+    allocId(rec, "e_" + sha256Hex12(origin + "|" + role + "|" + idName(name) + "|" + path), node);
+  }
+  // Gives `rec` the id for hash `raw` (with its collision suffix, in allocation order); true
+  // when that differs from the id it had (a replayed record's cached JSON is then stale).
+  function allocId(rec, raw, node) {
     const seen = idCounts[raw];
     idCounts[raw] = seen === undefined ? 1 : seen + 1;
     const id = seen === undefined ? raw : raw + "_" + (seen + 1);
     if (useMap) nodes.set(id, node);
     else nodes[id] = node;
-    return id;
+    if (recording) add(idLog, [rec, raw, node]);
+    if (rec.id === id) return false;
+    rec.id = id;
+    return true;
   }
 
   // ---- visibility and stripping
@@ -642,6 +658,10 @@
     const cached = scope.idTexts[id];
     if (cached !== undefined) return cached;
     const candidates = scopeIds(scope)[id];
+    if (state !== null) {
+      state.refIds[id] = 1;
+      if (candidates !== undefined) for (let i = 0; i < candidates.length; i++) addRef(candidates[i]);
+    }
     let text = "";
     if (candidates !== undefined) {
       for (let i = candidates.length - 1; i >= 0 && text === ""; i--) {
@@ -696,6 +716,7 @@
         if (e === BUDGET) throw e;
       }
     }
+    if (state !== null) for (let i = 0; i < labels.length; i++) addRef(labels[i]);
     scope.fors = fors;
     scope.wrapped = wrapped;
     return scope;
@@ -823,7 +844,7 @@
 
   // ---- element construction (docs/contract.md#elements-roles-and-actions)
   function newElement(id, role, text) {
-    return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null };
+    return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null, json: null, jc: 0, ji: 0 };
   }
   function resolveLabel(el, tag, text, scope) {
     const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope)
@@ -1127,13 +1148,15 @@
       const raw = visibleText(el);
       if (raw !== "") {
         if (role === "paragraph" && tag === "p" && mainMode) {
+          if (frame !== null) frame.usesPara = true;
           text = truncateText(raw, paraCounter === 0 ? 200 : 80);
           paraCounter++;
         } else text = normalizeText(raw);
       }
     }
     const href = role === "link" && tag === "a" ? el.getAttribute("href") : null;
-    if (!admit(out, role, href, text)) return null;
+    const ev = beginEvent(role, href, text, idLog.length);
+    if (!admit(out, role, href, text)) { endEvent(ev, null); return null; }
     const rec = newElement("", role, text);
     const withAttrs = el.hasAttributes();
     if (withAttrs) {
@@ -1151,16 +1174,19 @@
     if (inert) attrs.inert = "true";
     if (hasKeys(attrs)) rec.attrs = attrs;
     rec.href = href;
-    rec.id = elementId(role, rec.label !== null ? rec.label : text !== null ? text : "", path, el);
+    elementId(role, rec.label !== null ? rec.label : text !== null ? text : "", path, el, rec);
     rec.shadow = shadowOf(el, path, inert);
+    endEvent(ev, rec);
     return rec;
   }
   function textParagraph(node, path, out) {
     const text = normalizeText(node.data);
     if (text === "") return;
-    if (!admit(out, "paragraph", null, text)) return;
+    const ev = beginEvent("paragraph", null, text, idLog.length);
+    if (!admit(out, "paragraph", null, text)) { endEvent(ev, null); return; }
     const rec = newElement("", "paragraph", text);
-    rec.id = elementId("paragraph", text, path, node);
+    elementId("paragraph", text, path, node, rec);
+    endEvent(ev, rec);
     keep(out, rec);
   }
   function openShadowRoot(el) {
@@ -1173,22 +1199,31 @@
     if (root === null) return null;
     const scope = makeScope(root);
     const saved = mainMode;
+    const savedFrame = frame;
+    // The shadow content's events belong to the host's record, not to the walk around it.
+    const inner = savedFrame === null ? null : newFrame();
+    if (state !== null) observeRoot(root);
     mainMode = false;
+    frame = inner;
     const out = [];
     try {
       let i = 0;
       for (let k = root.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "#shadow/" + i, out, inert, false, scope);
     } finally {
       mainMode = saved;
+      frame = savedFrame;
     }
+    if (inner !== null && !inner.cacheable) savedFrame.cacheable = false;
     return out.length > 0 ? { mode: root.mode === "closed" ? "closed" : "open", elements: out } : null;
   }
   // D6: a host that is not a SOM element becomes a `group` carrying its shadow content.
   function shadowHostGroup(el, tag, path, out, inert, scope) {
     if (openShadowRoot(el) === null) return;
+    const start = idLog.length;
     const shadow = shadowOf(el, path, inert);
     if (shadow === null) return;
-    if (!admit(out, "group", null, null)) return;
+    const ev = beginEvent("group", null, null, start);
+    if (!admit(out, "group", null, null)) { endEvent(ev, null); return; }
     const rec = newElement("", "group", null);
     if (el.hasAttributes()) {
       const idAttr = el.getAttribute("id");
@@ -1200,18 +1235,20 @@
       if (inert) attrs.inert = "true";
       if (hasKeys(attrs)) rec.attrs = attrs;
     } else if (inert) rec.attrs = { __proto__: null, inert: "true" };
-    rec.id = elementId("group", rec.label !== null ? rec.label : "", path, el);
+    elementId("group", rec.label !== null ? rec.label : "", path, el, rec);
     rec.shadow = shadow;
+    endEvent(ev, rec);
     keep(out, rec);
   }
 
   // ---- walks (docs/contract.md#traversal). Each child is visited through `guarded`, so a node
   // whose getters throw is skipped (partial SOM) while the budget still stops the walk.
   function guarded(fn, node, path, out, a, b, c, d) {
+    if (state !== null && fn !== layoutTable && node.nodeType === 1) { memoVisit(fn, node, path, out, a, b, c, d); return; }
     try {
       fn(node, path, out, a, b, c, d);
     } catch (e) {
-      if (e === BUDGET) throw e;
+      if (e === BUDGET || e === MISMATCH) throw e;
     }
   }
   function ownInert(el, inert) {
@@ -1341,6 +1378,7 @@
     add(regions, region);
   }
   function landmarkRegion(el, path, role, stem, inert, scope, scoped) {
+    if (frame !== null) frame.cacheable = false; // region ids and order are counted document-wide
     const region = newRegion(regionId(stem), role, regionLabel(el, scope));
     const savedMain = mainMode;
     const savedPara = paraCounter;
@@ -1355,6 +1393,7 @@
     finishRegion(region);
   }
   function formRegion(el, path, inert, scope) {
+    if (frame !== null) frame.cacheable = false; // region ids and order are counted document-wide
     const id = regionId("form");
     let label = regionLabel(el, scope);
     if (label === null || label === "") {
@@ -1385,6 +1424,7 @@
     finishRegion(region);
   }
   function heuristicRegion(el, path, stem, inert, scope) {
+    if (frame !== null) frame.cacheable = false; // region ids and order are counted document-wide
     const region = newRegion(regionId(stem), stem, null);
     let i = 0;
     for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "/" + i, region.elements, inert, false, scope);
@@ -1538,6 +1578,18 @@
   // ---- serialization (docs/contract.md#shape-and-serialisation: struct fields in fixed order, maps sorted)
   const counts = { elements: 0, interactive: 0 };
   function elementJson(e) {
+    if (e.json !== null && e.json !== undefined) {
+      counts.elements += e.jc;
+      counts.interactive += e.ji;
+      return e.json;
+    }
+    const startElements = counts.elements;
+    const startInteractive = counts.interactive;
+    const json = elementJsonFresh(e);
+    if (e.json === null) { e.json = json; e.jc = counts.elements - startElements; e.ji = counts.interactive - startInteractive; }
+    return json;
+  }
+  function elementJsonFresh(e) {
     counts.elements++;
     if (INTERACTIVE[e.role] === 1) counts.interactive++;
     let s = '{"id":' + q(e.id) + ',"role":"' + e.role + '"';
@@ -1575,10 +1627,397 @@
     return TUPLE_SCHEMES[protocol] === 1 ? protocol + "//" + location.host : "null";
   }
 
+  // ---- incremental compile (docs/contract.md#incremental-compile)
+  // A walk of an element records what it did: the candidates it offered to a budgeted list, in
+  // order (each with the record built for it and the ids it allocated) and the walks of its
+  // children. A later compile replays the recording of an element whose subtree no mutation
+  // touched and that is walked in the same context: admit() runs again on every candidate so
+  // budgets stay exact, and ids are allocated again in order so collision suffixes do too.
+  // Anything the recording cannot reproduce (a region, a thrown getter, a candidate dropped
+  // last time and admitted now) makes that subtree, or the whole compile, a fresh walk.
+  const OBSERVE = { __proto__: null, subtree: true, childList: true, attributes: true, characterData: true };
+  const MAX_PENDING = 20000;
+  const LIVE_SELECTOR = "input,textarea,select,[popover]";
+  function newState(c) {
+    if (c.s !== null) return c.s;
+    const s = {
+      doc: null, observer: null, pending: [], overflow: false, valid: false, epoch: 0,
+      memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(),
+      refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
+      roots: [], observed: new WeakSet(), live: new WeakMap(),
+      style: null, flags: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      full: 0, incremental: 0, fallbacks: 0,
+    };
+    c.s = s;
+    return s;
+  }
+  function newFrame() {
+    return { items: [], cacheable: true, usesPara: false };
+  }
+  function beginEvent(role, href, text, start) {
+    if (frame === null) return null;
+    const ev = { role, href, text, rec: null, ids: null, pre: idLog.length - start, start };
+    add(frame.items, ev);
+    return ev;
+  }
+  function endEvent(ev, rec) {
+    if (ev === null) return;
+    ev.rec = rec;
+    const ids = [];
+    for (let i = ev.start; i < idLog.length; i++) add(ids, idLog[i]);
+    ev.ids = ids;
+  }
+  function up(x) {
+    const p = x.parentNode;
+    if (p !== null) return p;
+    return x.nodeType === 11 && x.host ? x.host : null;
+  }
+  function addRef(el) {
+    state.refs.add(el);
+    for (let x = el; x !== null && x !== undefined && !state.refPath.has(x); x = up(x)) state.refPath.add(x);
+  }
+  function insideRef(node) {
+    for (let x = node; x !== null && x !== undefined; x = up(x)) if (state.refs.has(x)) return true;
+    return false;
+  }
+  function observeRoot(root) {
+    if (state.observed.has(root) || state.observer === null) return;
+    state.observed.add(root);
+    add(state.roots, root);
+    state.observer.observe(root, OBSERVE);
+  }
+  // The memo of `node` is valid when neither the node (its subtree) nor any ancestor's whole
+  // subtree was marked after the compile that recorded it.
+  function memoFresh(node, epoch) {
+    const d = state.dirtyAt.get(node);
+    if (d !== undefined && d > epoch) return false;
+    for (let x = node; x !== null && x !== undefined; x = up(x)) {
+      const g = state.deepAt.get(x);
+      if (g !== undefined && g > epoch) return false;
+    }
+    return true;
+  }
+  function replayItems(items, out) {
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i];
+      if (it.items !== undefined) replayItems(it.items, out);
+      else replayEvent(it, out);
+    }
+  }
+  function replayEvent(ev, out) {
+    const ids = ev.ids;
+    let changed = false;
+    let i = 0;
+    for (; i < ev.pre; i++) changed = allocId(ids[i][0], ids[i][1], ids[i][2]) || changed;
+    if (!admit(out, ev.role, ev.href, ev.text)) return;
+    if (ev.rec === null) throw MISMATCH; // dropped when recorded: nothing to replay
+    for (; i < ids.length; i++) changed = allocId(ids[i][0], ids[i][1], ids[i][2]) || changed;
+    if (changed) for (let j = 0; j < ids.length; j++) ids[j][0].json = null;
+    keep(out, ev.rec);
+  }
+  function memoVisit(fn, node, path, out, a, b, c, d) {
+    const kind = fn === collectRegions ? 1 : fn === extractElements ? 2 : 3;
+    const fs = kind === 1 ? false : b;
+    const scope = kind === 1 ? b : c;
+    const scoped = kind === 1 ? c : false;
+    const budgeted = out.budget !== undefined;
+    if (incremental) {
+      const m = state.memos.get(node);
+      if (m !== undefined && m.kind === kind && m.path === path && m.inert === a && m.fs === fs &&
+        m.root === scope.root && m.scoped === scoped && m.budgeted === budgeted && m.mainMode === mainMode &&
+        (!m.usesPara || m.paraZero === (paraCounter === 0)) && memoFresh(node, m.epoch)) {
+        replayItems(m.items, out);
+        paraCounter += m.paraDelta;
+        if (frame !== null) {
+          add(frame.items, m);
+          if (m.usesPara) frame.usesPara = true;
+        }
+        return;
+      }
+    }
+    const parent = frame;
+    const f = newFrame();
+    const paraStart = paraCounter;
+    const mainStart = mainMode;
+    frame = f;
+    try {
+      fn(node, path, out, a, b, c, d);
+    } catch (e) {
+      if (e === BUDGET || e === MISMATCH) throw e;
+      f.cacheable = false; // a node whose getters throw is not replayed
+    } finally {
+      frame = parent;
+    }
+    if (f.cacheable) {
+      const m = {
+        kind, path, inert: a, fs, root: scope.root, scoped, budgeted, mainMode: mainStart, usesPara: f.usesPara,
+        paraZero: paraStart === 0, paraDelta: paraCounter - paraStart, items: f.items, epoch: state.epoch,
+      };
+      state.memos.set(node, m);
+      if (parent !== null) {
+        add(parent.items, m);
+        if (f.usesPara) parent.usesPara = true;
+      }
+    } else {
+      state.memos.delete(node);
+      if (parent !== null) parent.cacheable = false;
+    }
+  }
+
+  // What a MutationObserver cannot see is compared at every compile: live control state,
+  // stylesheets (their rules' text), the viewport, custom-element upgrades, focus, the URL.
+  function liveState(el) {
+    let s = "";
+    const tag = el.localName;
+    if (tag === "input") s = (el.checked === true ? "1" : "0") + el.value;
+    else if (tag === "textarea") s = "" + el.value;
+    else if (tag === "select") {
+      const options = el.options;
+      for (let i = 0; i < options.length; i++) s += options[i].selected === true ? "1" : "0";
+    }
+    if (el.hasAttribute("popover")) {
+      try { s += el.matches(":popover-open") ? "P" : "p"; } catch (e) { s += "?"; }
+    }
+    return s;
+  }
+  // Snapshot of live state under `roots` from index `from` into `map`; `changed(el)` for each
+  // control whose state differs from `previous` (null: no comparison).
+  function liveScan(from, map, previous, changed) {
+    for (let r = from - 1; r < state.roots.length; r++) {
+      const root = r < 0 ? document : state.roots[r];
+      const list = root.querySelectorAll(LIVE_SELECTOR);
+      for (let i = 0; i < list.length; i++) {
+        const el = list[i];
+        let s;
+        try { s = liveState(el); } catch (e) { s = "?"; }
+        map.set(el, s);
+        if (previous !== null && previous.get(el) !== s) changed(el);
+      }
+    }
+  }
+  function sheetText(sheet, depth) {
+    let rules;
+    try { rules = sheet.cssRules; } catch (e) { return null; }
+    let t = "\u0002" + (sheet.disabled ? "d" : "") + (sheet.media ? sheet.media.mediaText : "") + "\u0002";
+    for (let i = 0; i < rules.length; i++) {
+      const r = rules[i];
+      t += "\u0003" + r.cssText;
+      if (r.styleSheet && depth < 8) {
+        const inner = sheetText(r.styleSheet, depth + 1);
+        if (inner === null) return null;
+        t += inner;
+      }
+    }
+    return t;
+  }
+  function styleText() {
+    const lists = [document.styleSheets, document.adoptedStyleSheets];
+    for (let r = 0; r < state.roots.length; r++) { add(lists, state.roots[r].styleSheets); add(lists, state.roots[r].adoptedStyleSheets); }
+    let t = "";
+    for (let l = 0; l < lists.length; l++) {
+      const list = lists[l];
+      if (!list) continue;
+      t += "\u0001";
+      for (let i = 0; i < list.length; i++) {
+        const one = sheetText(list[i], 0);
+        if (one === null) return null; // a sheet whose rules cannot be read: no incremental compiles
+        t += one;
+      }
+    }
+    return t;
+  }
+  // Which selector features the rules that can hide something (display, visibility, custom
+  // properties, `all`) use: they decide how far a mutation's effect on visibility can reach.
+  const RELEVANT_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
+  const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
+  function styleFlags() {
+    const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false };
+    const lists = [document.styleSheets, document.adoptedStyleSheets];
+    for (let r = 0; r < state.roots.length; r++) { add(lists, state.roots[r].styleSheets); add(lists, state.roots[r].adoptedStyleSheets); }
+    for (let l = 0; l < lists.length; l++) {
+      const list = lists[l];
+      if (!list) continue;
+      for (let i = 0; i < list.length; i++) scanRules(list[i].cssRules, flags, false, 0);
+    }
+    return flags;
+  }
+  function scanRules(rules, flags, inContainer, depth) {
+    if (depth > 16) { flags.has = true; flags.hover = true; return; }
+    for (let i = 0; i < rules.length; i++) {
+      const r = rules[i];
+      if (r.styleSheet) scanRules(r.styleSheet.cssRules, flags, inContainer, depth + 1);
+      const container = inContainer || (typeof r.containerName === "string" || r.constructor.name === "CSSContainerRule");
+      const nested = r.cssRules !== undefined && r.cssRules !== null && r.cssRules.length > 0;
+      const sel = r.selectorText;
+      if (typeof sel === "string" && (nested || (r.style && RELEVANT_STYLE.test(lower(r.style.cssText))))) {
+        const ls = lower(sel);
+        if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.sibling = true;
+        if (has(ls, ":has(")) flags.has = true;
+        if (has(ls, ":hover") || has(ls, ":active")) flags.hover = true;
+        if (has(ls, ":focus") || has(ls, ":target")) flags.focus = true;
+        if (has(ls, ":empty")) flags.empty = true;
+        if (STATE_PSEUDO.test(ls)) flags.state = true;
+        if (container) flags.layout = true;
+      }
+      if (nested) scanRules(r.cssRules, flags, container, depth + 1);
+    }
+  }
+  function activeElement() {
+    let a = document.activeElement;
+    for (let i = 0; i < 32 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
+    return a === undefined ? null : a;
+  }
+  function viewKey() {
+    return innerWidth + "x" + innerHeight + "@" + devicePixelRatio;
+  }
+  function undefinedCount() {
+    return document.querySelectorAll(":not(:defined)").length;
+  }
+  function markPath(node) {
+    const e = state.epoch;
+    for (let x = node; x !== null && x !== undefined && state.dirtyAt.get(x) !== e; x = up(x)) state.dirtyAt.set(x, e);
+  }
+  function markDeep(node) {
+    state.deepAt.set(node, state.epoch);
+    markPath(node);
+  }
+  function styleOwner(node) {
+    for (let x = node; x !== null && x !== undefined; x = up(x)) {
+      if (x.nodeType === 1 && (x.localName === "style" || x.localName === "link")) return true;
+    }
+    return false;
+  }
+  function touchesRefs(n) {
+    if (n.nodeType !== 1) return false;
+    if (n.localName === "label" || n.localName === "style" || n.localName === "link" || n.querySelector("label,style,link") !== null) return true;
+    const id = n.getAttribute("id");
+    if (id !== null && state.refIds[id] === 1) return true;
+    const inner = n.querySelectorAll("[id]");
+    for (let i = 0; i < inner.length; i++) if (state.refIds[inner[i].getAttribute("id")] === 1) return true;
+    return false;
+  }
+  // A changed element: its whole subtree is walked again (its style may reach every
+  // descendant), with its siblings when sibling combinators can carry the change.
+  function elementChanged(el, flags) {
+    if (flags.has || state.refPath.has(el) || insideRef(el)) return false;
+    const parent = up(el);
+    if (flags.sibling && parent !== null) {
+      if (state.refPath.has(parent)) return false;
+      markDeep(parent);
+    }
+    markDeep(el);
+    return true;
+  }
+  // Marks what the recorded mutations touched; false when only a full compile is safe.
+  function applyRecords(records, flags) {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
+      const t = r.target;
+      if (styleOwner(t)) return false;
+      if (r.type === "characterData") {
+        if (flags.empty || insideRef(t)) return false;
+        markPath(t);
+      } else if (r.type === "attributes") {
+        const name = r.attributeName;
+        if (name === "id" || name === "for" || name === "slot") return false;
+        if (!elementChanged(t, flags)) return false;
+      } else {
+        if (flags.has || state.refPath.has(t) || insideRef(t)) return false;
+        for (let j = 0; j < r.addedNodes.length; j++) if (touchesRefs(r.addedNodes[j])) return false;
+        for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
+        const parent = up(t);
+        if (flags.sibling && parent !== null) {
+          if (state.refPath.has(parent)) return false;
+          markDeep(parent);
+        }
+        markDeep(t);
+      }
+    }
+    return true;
+  }
+  // Decides this compile's mode; true: incremental (records applied, live state compared).
+  function prepare(view, active, undef, style, url) {
+    const s = state;
+    if (forceFull || !s.valid || s.doc !== document || s.observer === null || s.overflow) return false;
+    let records = s.pending;
+    s.pending = [];
+    const taken = s.observer.takeRecords();
+    for (let i = 0; i < taken.length; i++) add(records, taken[i]);
+    if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef) return false;
+    if (style === null || s.style !== style) return false;
+    const flags = s.flags;
+    if (flags.hover || flags.layout || (flags.focus && s.active !== active)) return false;
+    s.epoch++;
+    if (!applyRecords(records, flags)) return false;
+    records = null;
+    const fresh = new WeakMap();
+    let ok = true;
+    liveScan(0, fresh, s.live, (el) => {
+      if (ok && (flags.state || !elementChanged(el, flags))) ok = false;
+    });
+    s.live = fresh;
+    return ok;
+  }
+  function resetForFull() {
+    const s = state;
+    if (s.observer === null) {
+      s.observer = new MutationObserver((records) => {
+        if (s.overflow) return;
+        if (s.pending.length + records.length > MAX_PENDING) { s.overflow = true; s.pending = []; return; }
+        for (let i = 0; i < records.length; i++) add(s.pending, records[i]);
+      });
+    }
+    s.observer.disconnect();
+    s.pending = [];
+    s.overflow = false;
+    s.doc = document;
+    s.observer.observe(document, OBSERVE);
+    s.epoch++;
+    s.memos = new WeakMap();
+    s.dirtyAt = new WeakMap();
+    s.deepAt = new WeakMap();
+    s.refs = new WeakSet();
+    s.refPath = new WeakSet();
+    s.refIds = { __proto__: null };
+    s.roots = [];
+    s.observed = new WeakSet();
+    s.live = new WeakMap();
+  }
+  // After a successful walk: what the next compile compares against.
+  function remember(full, rootsBefore, view, active, undef, style, url) {
+    const s = state;
+    if (full) liveScan(0, s.live, null, null);
+    else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);
+    if (full || s.roots.length > rootsBefore || style === null) {
+      const text = styleText();
+      if (text !== s.style || s.flags === null) s.flags = text === null ? null : styleFlags();
+      s.style = text;
+    }
+    s.view = view;
+    s.active = active;
+    s.undefinedCount = undef;
+    s.origin = origin;
+    s.url = url;
+    s.valid = s.style !== null;
+    if (full) s.full++;
+    else s.incremental++;
+  }
+
   // ---- main
+  let stats = null;
   try {
     origin = pageOrigin();
     const url = location.href;
+    if (state !== null) {
+      const view = viewKey();
+      const active = activeElement();
+      const undef = undefinedCount();
+      const rootsBefore = state.roots.length;
+      const styleNow = state.valid && !forceFull ? styleText() : null;
+      incremental = prepare(view, active, undef, styleNow, url);
+      if (!incremental) resetForFull();
+      stats = { view, active, undef, style: incremental ? styleNow : null, rootsBefore };
+    }
     const title = pageTitle();
     const langAttr = document.documentElement ? document.documentElement.lang : ""; // D4
     const lang = typeof langAttr === "string" && langAttr !== "" ? langAttr : "en";
@@ -1607,8 +2046,21 @@
     const tail = ',"element_count":' + counts.elements + ',"interactive_count":' + counts.interactive + "}" +
       (data === null ? "" : ',"structured_data":' + data) + "}";
     const somBytes = byteLength(head) + 1 + byteLength(tail);
-    return { json: head + somBytes + tail, nodes };
+    let counted = null;
+    if (state !== null) {
+      remember(!incremental, stats.rootsBefore, stats.view, stats.active, stats.undef, stats.style, url);
+      counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
+    }
+    return { json: head + somBytes + tail, nodes, stats: counted };
   } catch (e) {
+    if (state !== null) {
+      state.valid = false;
+      // A replay that does not line up (or any surprise in it) is answered by a full compile.
+      if (incremental && e !== BUDGET) {
+        state.fallbacks++;
+        return compileSom(budgetMs, cache, true);
+      }
+    }
     return { json: null, error: e === BUDGET ? BUDGET.code : "internal error", nodes };
   }
 })

@@ -34,19 +34,22 @@ COMPILER_SOURCE: str = resources.files(__package__).joinpath("compiler.js").read
 def factory_js(source: str) -> str:
     """A function source that returns the compiler object for ``source`` (compiler.js).
 
-    ``run(budgetMs, key, drops)`` first drops the maps of disposed compiles (``drops``),
-    then compiles, keeps the node map under ``key`` and returns the JSON string, or
-    ``{error}`` with a fixed code. ``resolve(key, id, drops)`` looks ``id`` up in a kept map.
+    ``run(budgetMs, key, drops, incremental)`` first drops the maps of disposed compiles
+    (``drops``), then compiles (replaying what the last compile of this document recorded
+    when ``incremental``; otherwise a full walk that leaves that record alone), keeps the
+    node map under ``key`` and returns ``{json, stats}``, or ``{error}`` with a fixed code.
+    ``resolve(key, id, drops)`` looks ``id`` up in a kept map.
     """
     return (
         "() => { const compile = " + source + ";\n"
         "const kept = { __proto__: null };\n"
+        "const cache = { s: null };\n"
         "const drop = (keys) => { for (let i = 0; i < keys.length; i++) delete kept[keys[i]]; };\n"
         "return {\n"
-        "  run(budgetMs, key, drops) {\n"
+        "  run(budgetMs, key, drops, incremental) {\n"
         "    drop(drops);\n"
-        "    const r = compile(budgetMs);\n"
-        "    if (r && typeof r.json === 'string') { kept[key] = r.nodes; return r.json; }\n"
+        "    const r = compile(budgetMs, incremental ? cache : null, false);\n"
+        "    if (r && typeof r.json === 'string') { kept[key] = r.nodes; return { json: r.json, stats: r.stats }; }\n"
         "    return { error: r && typeof r.error === 'string' ? r.error : 'no result' };\n"
         "  },\n"
         "  resolve(key, id, drops) {\n"
@@ -67,8 +70,10 @@ INSTALL_JS = f"globalThis.{WORLD_GLOBAL} = ({factory_js(COMPILER_SOURCE)})()"
 # Keys are ints of ours, written into the call's source (the drops as an array literal).
 RUN_JS = (
     f"globalThis.{WORLD_GLOBAL} === undefined ? {MISSING!r} : "
-    f"globalThis.{WORLD_GLOBAL}.run({{budget}}, {{key}}, [{{drops}}])"
+    f"globalThis.{WORLD_GLOBAL}.run({{budget}}, {{key}}, [{{drops}}], {{incremental}})"
 )
+# Incremental recompiles (docs/contract.md#incremental-compile) unless a caller asks otherwise.
+INCREMENTAL_DEFAULT = True
 
 # Used when the caller gives no timeout: the walk stops itself after this long.
 DEFAULT_BUDGET_S = 30.0
@@ -87,6 +92,9 @@ class CompiledSom:
     store: IsolatedWorld = field(repr=False)  # keeps this compile's id -> Node map
     key: int = field(repr=False, default=0)  # this compile's map in ``store``
     disposed: bool = field(repr=False, default=False)
+    # How this compile ran: {"mode": "full"|"incremental"|"uncached", "full": n, "incremental": m,
+    # "fallbacks": k}, the counts over the document's compiles so far (never part of ``text``).
+    stats: dict[str, Any] = field(repr=False, default_factory=dict)
 
     def __repr__(self) -> str:
         return f"CompiledSom(bytes={len(self.text.encode())})"
@@ -107,11 +115,19 @@ class CompiledSom:
             self.store.released.append(self.key)
 
 
-async def compile_page(page: Page, timeout: float | None = None) -> CompiledSom:
-    """Compile the SOM of ``page`` as it stands now; raise SomCompileError on failure."""
+async def compile_page(
+    page: Page, timeout: float | None = None, *, incremental: bool | None = None
+) -> CompiledSom:
+    """Compile the SOM of ``page`` as it stands now; raise SomCompileError on failure.
+
+    ``incremental`` (default ``INCREMENTAL_DEFAULT``): replay the unchanged parts of the
+    last compile of this document; the text is byte-identical to a full compile either way.
+    ``False`` walks everything and leaves the kept record untouched.
+    """
     budget_ms = int((timeout if timeout is not None else DEFAULT_BUDGET_S) * 1000)
+    use = INCREMENTAL_DEFAULT if incremental is None else incremental
     try:
-        return await asyncio.wait_for(_compile(page, budget_ms), timeout)
+        return await asyncio.wait_for(_compile(page, budget_ms, use), timeout)
     except TimeoutError:
         raise SomCompileError(f"SOM compile timed out after {timeout:g}s") from None
     except PlaywrightError:
@@ -119,16 +135,30 @@ async def compile_page(page: Page, timeout: float | None = None) -> CompiledSom:
         raise SomCompileError("SOM compile failed: the page's JavaScript context was unavailable") from None
 
 
-async def _compile(page: Page, budget_ms: int) -> CompiledSom:
+async def _compile(page: Page, budget_ms: int, incremental: bool) -> CompiledSom:
     key = next(_keys)
     world = await world_of(page)
     result = await world.evaluate(
-        RUN_JS.format(budget=budget_ms, key=key, drops=world.take_released()), INSTALL_JS
+        RUN_JS.format(
+            budget=budget_ms,
+            key=key,
+            drops=world.take_released(),
+            incremental="true" if incremental else "false",
+        ),
+        INSTALL_JS,
     )
-    if not isinstance(result, str):
+    text = result.get("json") if isinstance(result, dict) else None
+    if not isinstance(text, str):
         code = result.get("error") if isinstance(result, dict) else None
         raise SomCompileError(f"SOM compile failed in the page ({_safe_code(code)})")
-    return CompiledSom(text=result, data=json.loads(result), store=world, key=key)
+    stats = result.get("stats")
+    return CompiledSom(
+        text=text,
+        data=json.loads(text),
+        store=world,
+        key=key,
+        stats=dict(stats) if isinstance(stats, dict) else {"mode": "uncached"},
+    )
 
 
 def _safe_code(code: Any) -> str:
