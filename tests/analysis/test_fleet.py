@@ -161,6 +161,9 @@ def test_load_traces_duckdb_path_equals_the_pandas_path(tmp_path: Path) -> None:
     (tmp_path / "empty.json").write_text(compact_json(empty), encoding="utf-8")
     pretty = sorted_json({"closed": True, "final_trace": _scroll_export(2), "session_id": "s_test"})
     (tmp_path / "pretty.json").write_text(json.dumps(pretty, indent=2), encoding="utf-8")
+    # Exports as json.dumps writes them (spaced; indented): read like the compact ones.
+    (tmp_path / "spaced.json").write_text(json.dumps(_scroll_export(3)), encoding="utf-8")
+    (tmp_path / "indented.json").write_text(json.dumps(_scroll_export(4), indent=1), encoding="utf-8")
     # A value DuckDB reads but the contract's types do not allow: it takes the pandas path.
     odd = _scroll_export(1)
     odd["events"][0]["parameters"]["pixels"] = 2**63 - 1
