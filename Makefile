@@ -35,7 +35,7 @@ lint: $(STAMP)
 	exit $$status
 
 test: bootstrap lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 soak: bootstrap
 	$(PY) -m pytest -q -m soak tests/reliability
