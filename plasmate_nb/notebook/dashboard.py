@@ -77,9 +77,11 @@ class TraceDashboard(_LiveView):
 
     def _header_html(self) -> str:
         trace_id = self.export.trace_id if self.export else self._session.trace_id
+        # Said so in the card itself: a saved notebook reopened without its kernel shows the last state.
+        note = "live while its kernel runs" if self._state_note == "live" else self._state_note
         return (
             f"<b>Trace dashboard</b> · plasmate.trace.v1 · trace_id <code>{cell(trace_id)}</code> · "
-            f"<i>{cell(self._state_note)}</i>"
+            f"<i>{cell(note)}</i>"
         )
 
     def _render(self) -> None:

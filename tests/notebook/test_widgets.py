@@ -123,6 +123,8 @@ def test_dashboard_degrades_to_html_and_text(transport: Transport, login_url: st
         assert bundle["text/html"] == dashboard.widget.value  # the fallback is the card the widget shows
         assert "role='progressbar'" in bundle["text/html"] and "open_page" in bundle["text/html"]
         assert bundle["text/plain"].startswith("TraceDashboard(live: events=1/128")
+        # A saved notebook reopened without its kernel shows this card: it says when it is live.
+        assert "live while its kernel runs" in bundle["text/html"]
         json.dumps(dashboard.get_state())  # plain, serialisable widget state
 
 
