@@ -1,0 +1,422 @@
+"""Incremental recompiles (docs/contract.md#incremental-compile) are byte-identical to a full
+compile of the same DOM: generated pages (landmarks, forms, labels, lists, tables, shadow
+hosts, enough links and paragraphs to hit the budgets) go through random mutation scripts
+(nodes inserted, removed and moved, text, attributes incl. id/for/hidden/style/class/role/aria-*,
+live control state, details, CSS rules), and after every step the incremental compile equals
+a full compile that neither reads nor writes the kept record. A compiler whose ids keep one
+hex digit of the hash (collisions everywhere) shows collision suffixes stay exact too."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from plasmate_nb.som import compile_page
+from plasmate_nb.som.compiler import COMPILER_SOURCE, factory_js
+from plasmate_nb.som.world import world_of
+from tests.som._helpers import TIMEOUT_S
+
+IDS = ["a", "b", "c", "d"]
+CLASSES = ["c1", "c2", "c3", "nav", "card", "c4"]
+WORDS = st.sampled_from(
+    ["alpha", "Beta gamma", "", "  spaced  out ", "cookie", "Copyright 2026", "x" * 90, "é ü"]
+)
+
+# Rules a page starts with or a mutation inserts: each hides something, with the selector
+# features the incremental compile has to reason about (descendants, siblings, :has, state).
+CSS_RULES = [
+    ".c1 { display: none }",
+    ".c2 { visibility: hidden }",
+    ".c2 > .c3 { visibility: visible }",
+    "#a { display: none }",
+    ".c3 + * { display: none }",
+    "[data-k] p { display: none }",
+    "section:has(.c1) { display: none }",
+    "li:nth-child(2) { display: none }",
+    "input:checked ~ * { display: none }",
+    ".card a { color: red }",
+    ".c3 p { display: none }",
+    ".c4 a, .c4 button { visibility: hidden }",
+    ".c4 + p { display: none }",
+    ":root { --d: block }",
+]
+
+
+def leaf() -> st.SearchStrategy[str]:
+    attr = st.sampled_from(
+        [
+            "",
+            ' id="a"',
+            ' id="b"',
+            ' class="c1"',
+            ' class="c2"',
+            ' class="c3"',
+            ' aria-labelledby="a c"',
+            ' data-k="1"',
+            " hidden",
+        ]
+    )
+    return st.one_of(
+        st.builds(
+            lambda w, n, a: f'<a href="/l/{n}"{a}>{w or "link"} {n}</a>', WORDS, st.integers(0, 9), attr
+        ),
+        st.builds(lambda w, a: f"<p{a}>{w}</p>", WORDS, attr),
+        st.builds(lambda w, a: f"<h2{a}>{w}</h2>", WORDS, attr),
+        st.builds(lambda i: f'<label for="{i}">Label {i}</label>', st.sampled_from(IDS)),
+        st.builds(
+            lambda i, t: f'<input id="{i}" type="{t}" name="g" value="v">',
+            st.sampled_from(IDS),
+            st.sampled_from(["text", "checkbox", "radio"]),
+        ),
+        st.builds(lambda w: f"<label><input type=checkbox> {w}</label>", WORDS),
+        st.just('<select><option>One</option><option value="2">Two</option></select>'),
+        st.just("<textarea>note</textarea>"),
+        st.builds(lambda w, a: f'<button type="button"{a}>{w}</button>', WORDS, attr),
+        st.builds(lambda w: f"<span>{w}</span>", WORDS),
+        st.builds(lambda w: f'<div class="host" data-text="{w}"></div>', WORDS),
+        st.just('<img alt="pic" src="/p.png">'),
+    )
+
+
+def container(children: st.SearchStrategy[list[str]]) -> st.SearchStrategy[str]:
+    tags = st.sampled_from(
+        [
+            "div",
+            "section",
+            "nav",
+            "main",
+            "form",
+            "article",
+            "aside",
+            "header",
+            "footer",
+            "ul",
+            "fieldset",
+            "details",
+            "table",
+        ]
+    )
+    attr = st.sampled_from(
+        ["", ' class="c1"', ' class="c2"', ' class="nav"', ' id="b"', ' role="navigation"', " inert"]
+    )
+
+    def render(tag: str, a: str, kids: list[str]) -> str:
+        inner = "".join(kids)
+        if tag == "ul":
+            inner = "".join(f"<li>{k}</li>" for k in kids) or "<li>empty</li>"
+        elif tag == "fieldset":
+            inner = "<legend>Legend</legend>" + inner
+        elif tag == "details":
+            inner = "<summary>More</summary>" + inner
+        elif tag == "table":
+            inner = "<tr><th>H</th></tr>" + "".join(f"<tr><td>{k}</td></tr>" for k in kids)
+        return f"<{tag}{a}>{inner}</{tag}>"
+
+    return st.builds(render, tags, attr, children)
+
+
+TREE = st.recursive(leaf(), lambda inner: container(st.lists(inner, max_size=4)), max_leaves=18)
+
+
+@st.composite
+def pages(draw: st.DrawFn) -> str:
+    rules = draw(st.lists(st.sampled_from(CSS_RULES), max_size=5, unique=True))
+    blocks = draw(st.lists(TREE, min_size=1, max_size=6))
+    nav_links = draw(st.integers(0, 95))  # beyond the navigation budget (80) at times, with duplicates
+    paragraphs = draw(st.integers(0, 14))  # beyond the paragraph budget (10) at times
+    nav = "".join(f'<a class="bulk" href="/n/{k % 70}">Nav {k}</a>' for k in range(nav_links))
+    main = "".join(f'<p class="bulk">Para {k} of the main text.</p>' for k in range(paragraphs))
+    return (
+        f"<html lang=en><head><title>t</title><style>{' '.join(rules)}</style></head><body>"
+        f"<nav>{nav}</nav>{''.join(blocks)}<main>{main}</main></body></html>"
+    )
+
+
+ATTRS = [
+    ("id", "a"),
+    ("id", "c"),
+    ("for", "b"),
+    ("for", "a"),
+    ("hidden", ""),
+    ("style", "display:none"),
+    ("style", "visibility:hidden"),
+    ("style", "color:red"),
+    ("class", "c1"),
+    ("class", "c2"),
+    ("class", "c3"),
+    ("class", "nav"),
+    ("class", "c4"),
+    ("role", "button"),
+    ("role", "navigation"),
+    ("role", "presentation"),
+    ("aria-label", "Named"),
+    ("aria-labelledby", "a b"),
+    ("aria-describedby", "c"),
+    ("aria-hidden", "true"),
+    ("href", "/moved"),
+    ("title", "Title"),
+    ("placeholder", "Type"),
+    ("type", "checkbox"),
+    ("disabled", ""),
+    ("inert", ""),
+    ("open", ""),
+    ("data-k", "1"),
+]
+FRAGMENTS = [
+    '<a href="/new">New link</a>',
+    "<p>New paragraph</p>",
+    '<label for="a">New label</label>',
+    '<span id="c">Described</span>',
+    '<section class="c1"><button>Inner</button></section>',
+    "<li>Item</li>",
+    '<div class="host" data-text="late"></div>',
+    "plain text",
+]
+
+# Attribute changes whose effect on visibility reaches descendants or siblings, drawn more often.
+STYLE_ATTRS = [k for k, (name, _) in enumerate(ATTRS) if name in ("class", "data-k", "style", "hidden")]
+ATTR_INDEX = st.one_of(st.integers(0, len(ATTRS) - 1), st.sampled_from(STYLE_ATTRS))
+OPS = st.one_of(
+    st.tuples(st.just("text"), st.integers(0, 400), st.just(0), WORDS),
+    st.tuples(st.just("remove"), st.integers(0, 400), st.just(0), st.just("")),
+    st.tuples(st.just("insert"), st.integers(0, 400), st.integers(0, 40), st.just("")),
+    st.tuples(st.just("move"), st.integers(0, 400), st.integers(0, 400), st.just("")),
+    st.tuples(st.just("attr"), st.integers(0, 400), ATTR_INDEX, st.just("")),
+    st.tuples(st.just("attr"), st.integers(0, 400), ATTR_INDEX, st.just("")),
+    st.tuples(st.just("rmattr"), st.integers(0, 400), st.integers(0, len(ATTRS) - 1), st.just("")),
+    st.tuples(st.just("value"), st.integers(0, 400), st.just(0), WORDS),
+    st.tuples(st.just("check"), st.integers(0, 400), st.just(0), st.just("")),
+    st.tuples(st.just("select"), st.integers(0, 400), st.integers(0, 3), st.just("")),
+    st.tuples(st.just("details"), st.integers(0, 400), st.just(0), st.just("")),
+    st.tuples(st.just("css"), st.just(0), st.integers(0, len(CSS_RULES) - 1), st.just("")),
+    st.tuples(st.just("shadow"), st.integers(0, 400), st.integers(0, 40), WORDS),
+)
+# Steps: each a short script of mutations (a single action can change several things).
+STEPS = st.lists(st.lists(OPS, min_size=1, max_size=3), min_size=1, max_size=5)
+
+# Open shadow roots for the page's hosts (before the first compile; a root attached later
+# to an element already compiled is not seen, docs/contract.md#incremental-compile).
+ATTACH_JS = """() => {
+  for (const h of document.querySelectorAll('.host')) {
+    if (h.shadowRoot) continue;
+    const root = h.attachShadow({ mode: 'open' });
+    root.innerHTML = '<button>Shadow ' + h.dataset.text + '</button><a href="/s">In shadow</a><p>Shadow text</p>';
+  }
+}"""
+MUTATE_JS = """([ops, attrs, fragments, rules]) => {
+  const all = () => {
+    const list = [...document.body.querySelectorAll('*')];
+    for (const h of document.querySelectorAll('.host')) if (h.shadowRoot) list.push(...h.shadowRoot.querySelectorAll('*'));
+    return list;
+  };
+  for (const [kind, i, j, s] of ops) {
+    // Half the ops pick among the generated blocks, not the bulk of budgeted links and paragraphs.
+    const every = all();
+    const some = every.filter((e) => !e.classList.contains('bulk'));
+    const els = i % 2 === 0 && some.length > 0 ? some : every;
+    if (els.length === 0) return;
+    const el = els[(i >> 1) % els.length];
+    if (kind === 'text') {
+      const t = [...el.childNodes].find((n) => n.nodeType === 3);
+      if (t) t.data = s; else el.append(s);
+    } else if (kind === 'remove') el.remove();
+    else if (kind === 'insert') {
+      const tmp = document.createElement('template');
+      tmp.innerHTML = fragments[j % fragments.length];
+      const hosts = tmp.content.querySelectorAll('.host');
+      el.insertBefore(tmp.content, el.childNodes[j % (el.childNodes.length + 1)] || null);
+      for (const h of hosts) h.attachShadow({ mode: 'open' }).innerHTML = '<button>Late shadow</button>';
+    } else if (kind === 'move') {
+      const other = els[j % els.length];
+      if (other !== el && !el.contains(other)) other.after(el);
+    } else if (kind === 'attr') el.setAttribute(attrs[j][0], attrs[j][1]);
+    else if (kind === 'rmattr') el.removeAttribute(attrs[j][0]);
+    else if (kind === 'value') { if (el.localName === 'input' || el.localName === 'textarea') el.value = s; }
+    else if (kind === 'check') { if (el.localName === 'input') el.checked = !el.checked; }
+    else if (kind === 'select') { if (el.localName === 'select' && el.options.length) el.selectedIndex = j % el.options.length; }
+    else if (kind === 'details') { const d = el.closest('details') || document.querySelector('details'); if (d) d.open = !d.open; }
+    else if (kind === 'css') { const sheet = document.styleSheets[0]; sheet.insertRule(rules[j], sheet.cssRules.length); }
+    else if (kind === 'shadow') {
+      const hosts = [...document.querySelectorAll('.host')].filter((h) => h.shadowRoot);
+      if (hosts.length === 0) continue;
+      const root = hosts[i % hosts.length].shadowRoot;
+      if (j % 2 === 0 && root.firstElementChild) root.firstElementChild.textContent = s;
+      else { const p = document.createElement('p'); p.textContent = s || 'added'; root.append(p); }
+    }
+  }
+}"""
+
+
+async def apply(page, script: list[tuple[str, int, int, str]]) -> None:
+    await page.evaluate(MUTATE_JS, [[list(op) for op in script], ATTRS, FRAGMENTS, CSS_RULES])
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(html=pages(), steps=STEPS)
+async def test_incremental_equals_full_after_every_mutation(page, html, steps):
+    await page.set_content(html)
+    await page.evaluate(ATTACH_JS)
+    first = await compile_page(page, timeout=TIMEOUT_S)
+    assert first.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    before = first.stats
+    for script in steps:
+        await apply(page, script)
+        incremental = await compile_page(page, timeout=TIMEOUT_S)
+        full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
+        assert incremental.text == full.text, script
+        stats = incremental.stats
+        assert stats["mode"] in ("full", "incremental")
+        # One compile counted per incremental-capable call; the uncached one counts nothing.
+        assert stats["full"] + stats["incremental"] == before["full"] + before["incremental"] + 1
+        assert full.stats == {"mode": "uncached"}
+        before = stats
+        for som in (incremental, full):
+            await som.dispose()
+
+
+# ---- collisions: the same compiler with ids cut to one hex digit of the hash
+
+_keys = itertools.count(10_000_000)
+FULL_HASH = "return hex8(h0) + hex8(h1).slice(0, 4);"
+TINY_HASH_SOURCE = COMPILER_SOURCE.replace(FULL_HASH, "return hex8(h0).slice(0, 1);")
+TINY_GLOBAL = "__plasmate_som_tiny_hash"
+
+
+async def tiny_compile(page, incremental: bool) -> str:
+    """The tiny-hash compiler's JSON, run in the same isolated world as the real one."""
+    world = await world_of(page)
+    expression = (
+        f"(globalThis.{TINY_GLOBAL} || (globalThis.{TINY_GLOBAL} = ({factory_js(TINY_HASH_SOURCE)})()))"
+        f".run(20000, {next(_keys)}, [], {'true' if incremental else 'false'})"
+    )
+    result = await world.evaluate(expression, "0")
+    assert isinstance(result, dict) and isinstance(result.get("json"), str), result
+    return result["json"]
+
+
+def test_the_tiny_hash_variant_is_the_compiler_with_one_change():
+    assert COMPILER_SOURCE.count(FULL_HASH) == 1 and FULL_HASH not in TINY_HASH_SOURCE
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(html=pages(), steps=STEPS)
+async def test_collision_suffixes_stay_exact_under_mutation(page, html, steps):
+    await page.set_content(html)
+    await page.evaluate(ATTACH_JS)
+    first = await tiny_compile(page, True)
+    assert first == await tiny_compile(page, False)
+    suffixed = re.compile(r'"id":"e_[0-9a-f]_\d+"')
+    seen_suffix = bool(suffixed.search(first))
+    for script in steps:
+        await apply(page, script)
+        incremental = await tiny_compile(page, True)
+        assert incremental == await tiny_compile(page, False), script
+        seen_suffix = seen_suffix or bool(suffixed.search(incremental))
+    if '"role":"link"' in first and first.count('"id":"e_') > 17:
+        assert seen_suffix  # more than 16 ids in 16 buckets must collide
+
+
+@pytest.mark.parametrize("change", ["text", "attribute", "value"])
+async def test_one_changed_element_recompiles_incrementally(page, change):
+    items = "".join(
+        f'<div class="s"><h2>Heading {i}</h2><p>Paragraph {i}.</p><label for="f{i}">Field {i}</label>'
+        f'<input id="f{i}" value="v{i}"><a href="/item/{i}">Link {i}</a></div>'
+        for i in range(300)
+    )
+    await page.set_content(f"<html><body><main>{items}</main></body></html>")
+    await compile_page(page, timeout=TIMEOUT_S)
+    html_before = await page.evaluate("() => document.documentElement.outerHTML")
+    mutate = {
+        "text": "() => { document.querySelectorAll('h2')[150].textContent = 'Changed'; }",
+        "attribute": "() => { document.querySelectorAll('a')[150].setAttribute('title', 'T'); }",
+        "value": "() => { document.querySelectorAll('input')[150].value = 'typed'; }",
+    }[change]
+    await page.evaluate(mutate)
+    incremental = await compile_page(page, timeout=TIMEOUT_S)
+    assert incremental.stats["mode"] == "incremental"
+    assert incremental.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    # Nothing of this is written into the page: the DOM is as the page left it.
+    html_after = await page.evaluate("() => document.documentElement.outerHTML")
+    assert html_after.replace("Changed", "Heading 150").replace(' title="T"', "") == html_before
+    if change == "text":
+        assert '"Changed"' in incremental.text
+
+
+async def test_a_stylesheet_change_falls_back_to_a_full_compile(page):
+    await page.set_content(
+        "<html><head><style>p { color: red }</style></head><body><main><p>One</p><p>Two</p></main></body></html>"
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate("() => document.styleSheets[0].insertRule('p + p { display: none }', 1)")
+    after = await compile_page(page, timeout=TIMEOUT_S)
+    assert after.stats["mode"] == "full"
+    assert '"Two"' not in after.text
+    assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+
+
+TARGETED = {
+    # (page body, stylesheet, mutation): each reaches past the element the mutation touches.
+    "class on an ancestor": (
+        '<main><div id="x"><section><p>Deep one</p><a href="/d">Deep link</a></section></div></main>',
+        ".c3 p { display: none }",
+        "() => { document.querySelector('div').className = 'c3'; }",
+    ),
+    "sibling combinator": (
+        "<main><span>lead</span><p>Next one</p><p>Then</p></main>",
+        ".c4 + p { display: none }",
+        "() => { document.querySelector('span').className = 'c4'; }",
+    ),
+    "checked state": (
+        "<main><input type=checkbox><p>Shown until checked</p></main>",
+        "input:checked ~ p { display: none }",
+        "() => { document.querySelector('input').checked = true; }",
+    ),
+    "label text": (
+        '<main><label for="q">Old name</label><div><input id="q"></div></main>',
+        "",
+        "() => { document.querySelector('label').firstChild.data = 'New name'; }",
+    ),
+    "referenced id": (
+        '<main><span id="n1">First</span><span>Second</span><button aria-labelledby="n1">Go</button></main>',
+        "",
+        "() => { document.querySelectorAll('span')[1].id = 'n1'; }",
+    ),
+    "style on an ancestor": (
+        '<main><div><div><a href="/x">Inner</a></div></div></main>',
+        "",
+        "() => { document.querySelector('div').style.visibility = 'hidden'; document.querySelector('div div').style.visibility = 'visible'; }",
+    ),
+    "shadow content": (
+        '<main><div class="host" data-text="s"></div><p>After</p></main>',
+        "",
+        "() => { document.querySelector('.host').shadowRoot.querySelector('button').textContent = 'Renamed'; }",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TARGETED))
+async def test_changes_that_reach_beyond_their_element(page, case):
+    body, css, mutate = TARGETED[case]
+    await page.set_content(f"<html><head><style>{css}</style></head><body>{body}</body></html>")
+    await page.evaluate(ATTACH_JS)
+    await compile_page(page, timeout=TIMEOUT_S)
+    # A second, unchanged compile replays everything.
+    again = await compile_page(page, timeout=TIMEOUT_S)
+    assert again.stats["mode"] == "incremental"
+    await page.evaluate(mutate)
+    after = await compile_page(page, timeout=TIMEOUT_S)
+    full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
+    assert after.text == full.text
+    assert after.text != again.text
