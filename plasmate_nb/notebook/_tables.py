@@ -66,8 +66,27 @@ class ReadableFrame(pd.DataFrame):
         return frame_html(self)
 
     def __repr__(self) -> str:
-        with pd.option_context("display.max_columns", None, "display.max_colwidth", None):
-            return super().__repr__()
+        max_rows, min_rows = pd.get_option("display.max_rows"), pd.get_option("display.min_rows") or 10
+        shown = self if max_rows is None or len(self) <= max_rows else pd.concat(
+            [self.head(min_rows // 2), self.tail(min_rows // 2)]
+        )  # fmt: skip
+        return self.to_string(
+            max_rows=max_rows, min_rows=min_rows, show_dimensions=len(shown) < len(self),
+            formatters=_left_aligned(shown), justify="left", na_rep="",
+        )  # fmt: skip
+
+
+def _left_aligned(data: pd.DataFrame) -> dict[str, Any]:
+    """Formatters that left-align each text column of ``data`` (pandas right-aligns them)."""
+
+    def pad(width: int) -> Any:
+        return lambda value: ("" if pd.isna(value) else str(value)).ljust(width)
+
+    return {
+        name: pad(max([len(str(name)), *(len(str(v)) for v in column.dropna())]))
+        for name, column in data.items()
+        if pd.api.types.is_string_dtype(column.dtype)
+    }
 
 
 def frame_html(data: pd.DataFrame) -> str:

@@ -243,3 +243,19 @@ def test_html_tables_show_every_column_and_whole_left_aligned_sentences(
     assert all(name in repr(events) for name in TYPED)  # the text repr hides no column either
     assert "…" not in export_html and all(f">{name}</th>" in export_html for name in COMPACT_COLUMNS)
     assert type(plans[plans["status"] == "refused"]) is pd.DataFrame  # computations give plain frames
+
+
+def test_readable_frames_in_a_terminal_left_align_text_and_leave_missing_values_blank() -> None:
+    from plasmate_nb.notebook._tables import ReadableFrame
+
+    table = ReadableFrame(
+        {"action": ["open_page", "click"], "n": [1, 22], "message": [None, "a whole sentence"]}
+    )
+    lines = repr(table).splitlines()
+    assert lines[1].split()[1] == "open_page" and lines[2].index("click") == lines[1].index("open_page")
+    assert lines[2].index("a whole sentence") == lines[0].index(
+        "message"
+    )  # under its header, not pushed right
+    assert "NaN" not in repr(table) and "None" not in repr(table)
+    long = ReadableFrame({"word": [f"w{i}" for i in range(500)]})
+    assert "[500 rows x 1 columns]" in repr(long) and len(repr(long).splitlines()) < 30
