@@ -76,7 +76,7 @@ class ReadableFrame(pd.DataFrame):
         )  # fmt: skip
 
 
-def _left_aligned(data: pd.DataFrame) -> dict[str, Any]:
+def _left_aligned(data: pd.DataFrame) -> dict[Any, Any]:
     """Formatters that left-align each text column of ``data`` (pandas right-aligns them)."""
 
     def pad(width: int) -> Any:
