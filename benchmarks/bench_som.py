@@ -5,7 +5,9 @@ Pages of N elements (sections of h2, p, labelled input, button and link) for N =
 run: median ``compile_page`` (cold: the whole page), a bare ``page.evaluate`` walk returning a
 JSON tree, and ``page.locator("body").aria_snapshot(timeout=120_000)``; ratios, output sizes and
 the growth exponent (log-log slope of SOM time over N). At 5k and 20k also the recompile after
-one element changed (a heading's text), against the cold compile. Targets: SOM <= 2x walk and
+one element changed (a heading's text; an incremental compile, docs/contract.md#incremental-compile)
+and the full compile that records what incremental ones replay (forced by a new stylesheet),
+against the cold compile (a full walk that records nothing). Targets: SOM <= 2x walk and
 <= 0.5x aria at every size, recompile after one change <= 0.2x cold at 5k and 20k, linear
 growth, SOM JSON no larger than the aria YAML.
 
@@ -38,6 +40,8 @@ REPEATS = {1_000: 15, 5_000: 9, 20_000: 5, 50_000: 5}
 RECOMPILE_SIZES = (5_000, 20_000)
 # Changes one heading's text per call (a different one each time), in the page's own world.
 CHANGE_ONE = "(n) => { const h = document.querySelectorAll('h2')[n]; h.textContent = 'Changed ' + n; }"
+# A new (empty) stylesheet: the next incremental-capable compile falls back to a full one.
+NEW_SHEET = "() => document.head.appendChild(document.createElement('style'))"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 BARE_WALK = """() => {
   const walk = (el) => {
@@ -78,7 +82,7 @@ async def measure(page, base: str, size: int) -> dict:
     repeat = REPEATS[size]
 
     async def som_once() -> None:
-        compiled = await compile_page(page, timeout=60)
+        compiled = await compile_page(page, timeout=60, incremental=False)
         await compiled.dispose()
 
     walk_json = await page.evaluate(BARE_WALK)
@@ -90,15 +94,30 @@ async def measure(page, base: str, size: int) -> dict:
     walk_ms = median_ms(await time_async(lambda: page.evaluate(BARE_WALK), repeat))
     changed = iter(range(10_000))
 
+    modes: list[str] = []
+
+    async def incremental_once() -> None:
+        compiled = await compile_page(page, timeout=60)
+        modes.append(compiled.stats["mode"])
+        await compiled.dispose()
+
     async def recompile_after_one_change() -> float:
         await page.evaluate(CHANGE_ONE, next(changed))
-        return median_ms(await time_async(som_once, 1))
+        return median_ms(await time_async(incremental_once, 1))
 
-    recompile_ms = (
-        sorted([await recompile_after_one_change() for _ in range(repeat)])[repeat // 2]
-        if size in RECOMPILE_SIZES
-        else None
-    )
+    async def full_with_recording() -> float:
+        await page.evaluate(NEW_SHEET)
+        return median_ms(await time_async(incremental_once, 1))
+
+    recompile_ms = recording_ms = None
+    if size in RECOMPILE_SIZES:
+        await incremental_once()  # the record the recompiles start from
+        await recompile_after_one_change()  # warm the replay path
+        modes.clear()
+        recompile_ms = sorted([await recompile_after_one_change() for _ in range(repeat)])[repeat // 2]
+        recording_ms = sorted([await full_with_recording() for _ in range(max(3, repeat // 2))])[
+            max(3, repeat // 2) // 2
+        ]
     aria_ms = (
         median_ms(await time_async(lambda: aria_or_none(page), max(3, repeat // 2)))
         if aria_yaml is not None
@@ -113,6 +132,9 @@ async def measure(page, base: str, size: int) -> dict:
         "som/aria": som_ms / aria_ms if aria_ms is not None else None,
         "recompile_ms": recompile_ms,
         "recompile/cold": recompile_ms / som_ms if recompile_ms is not None else None,
+        "recompile_modes": ",".join(sorted(set(modes[:repeat]))) or None,
+        "full_recording_ms": recording_ms,
+        "full_recording/cold": recording_ms / som_ms if recording_ms is not None else None,
         "som_bytes": len(som.text.encode()),
         "walk_bytes": len(walk_json.encode()),
         "aria_bytes": len(aria_yaml.encode()) if aria_yaml is not None else None,

@@ -1645,7 +1645,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, flags: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, flags: null, html: new WeakMap(), spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1982,6 +1982,7 @@
     s.roots = [];
     s.observed = new WeakSet();
     s.live = new WeakMap();
+    s.html = new WeakMap();
   }
   // After a successful walk: what the next compile compares against.
   function remember(full, rootsBefore, view, active, undef, style, url) {
@@ -2001,6 +2002,57 @@
     s.valid = s.style !== null;
     if (full) s.full++;
     else s.incremental++;
+  }
+
+  // html_bytes, kept per element with the epoch it was measured at: an element no mutation
+  // marked since counts what it counted then; a marked one adds its own tags (serialised from a
+  // copy in an inert document, so no custom-element code runs) to its children's counts. Text
+  // is counted as the HTML serialiser escapes it; raw-text elements and templates (whose
+  // content no observer sees) are serialised whole.
+  const RAW_TEXT = { __proto__: null, style: 1, script: 1, xmp: 1, iframe: 1, noembed: 1, noframes: 1, plaintext: 1, noscript: 1, template: 1 };
+  const VOID = { __proto__: null, area: 1, base: 1, br: 1, col: 1, embed: 1, hr: 1, img: 1, input: 1, link: 1, meta: 1, source: 1, track: 1, wbr: 1, basefont: 1, bgsound: 1, frame: 1, keygen: 1, param: 1 };
+  const HTML_NS = "http://www.w3.org/1999/xhtml";
+  function textBytes(data) {
+    let extra = 0;
+    for (let i = 0; i < data.length; i++) {
+      const c = data.charCodeAt(i);
+      if (c === 38) extra += 4; // &amp;
+      else if (c === 60 || c === 62) extra += 3; // &lt; &gt;
+      else if (c === 0xa0) extra += 4; // &nbsp; (6 bytes for 2)
+    }
+    return utf8Length(data) + extra;
+  }
+  function tagBytes(el) {
+    if (state.spare === null) state.spare = document.implementation.createHTMLDocument("");
+    const copy = el.namespaceURI === HTML_NS ? state.spare.createElement(el.localName) : state.spare.createElementNS(el.namespaceURI, el.tagName);
+    const attrs = el.attributes;
+    for (let i = 0; i < attrs.length; i++) copy.setAttributeNS(attrs[i].namespaceURI, attrs[i].name, attrs[i].value);
+    return byteLength(copy.outerHTML);
+  }
+  function htmlBytesOf(el) {
+    const cached = state.html.get(el);
+    if (cached !== undefined) {
+      const d = state.dirtyAt.get(el);
+      if (d === undefined || d <= cached[0]) return cached[1];
+    }
+    let n = -1;
+    if (!(el.namespaceURI === HTML_NS && RAW_TEXT[el.localName] === 1)) {
+      try { n = tagBytes(el); } catch (e) { n = -1; } // an attribute a copy cannot take: serialise whole
+    }
+    if (n < 0) n = byteLength(el.outerHTML);
+    else {
+      if (!(el.namespaceURI === HTML_NS && VOID[el.localName] === 1)) {
+        for (let k = el.firstChild; k !== null; k = k.nextSibling) {
+          const t = k.nodeType;
+          if (t === 1) n += htmlBytesOf(k);
+          else if (t === 3) n += textBytes(k.data);
+          else if (t === 8) n += 7 + utf8Length(k.data);
+          else if (t === 7) n += 3 + utf8Length(k.target) + 1 + utf8Length(k.data); // <?target data>
+        }
+      }
+    }
+    state.html.set(el, [state.epoch, n]);
+    return n;
   }
 
   // ---- main
@@ -2036,7 +2088,7 @@
     regionsJson += "]";
     let htmlBytes = 0;
     try {
-      htmlBytes = byteLength(document.documentElement.outerHTML);
+      htmlBytes = state !== null ? htmlBytesOf(document.documentElement) : byteLength(document.documentElement.outerHTML);
     } catch (e) {
       htmlBytes = 0;
     }

@@ -44,14 +44,24 @@ def factory_js(source: str) -> str:
         "() => { const compile = " + source + ";\n"
         "const kept = { __proto__: null };\n"
         "const cache = { s: null };\n"
-        "const drop = (keys) => { for (let i = 0; i < keys.length; i++) delete kept[keys[i]]; };\n"
+        "let lastKey = 0, lastText = null;\n"
+        + DELTA_JS
+        + "const drop = (keys) => { for (let i = 0; i < keys.length; i++) delete kept[keys[i]]; };\n"
         "return {\n"
-        "  run(budgetMs, key, drops, incremental) {\n"
+        "  run(budgetMs, key, drops, incremental, have) {\n"
         "    drop(drops);\n"
         "    const r = compile(budgetMs, incremental ? cache : null, false);\n"
-        "    if (r && typeof r.json === 'string') { kept[key] = r.nodes; return { json: r.json, stats: r.stats }; }\n"
+        "    if (r && typeof r.json === 'string') {\n"
+        "      kept[key] = r.nodes;\n"
+        "      if (!incremental) return { json: r.json, stats: r.stats };\n"
+        "      const base = have === lastKey ? lastText : null;\n"
+        "      lastKey = key; lastText = r.json;\n"
+        "      if (base === null) return { json: r.json, stats: r.stats };\n"
+        "      return { delta: delta(base, r.json), base: have, length: r.json.length, stats: r.stats };\n"
+        "    }\n"
         "    return { error: r && typeof r.error === 'string' ? r.error : 'no result' };\n"
         "  },\n"
+        "  text(key) { return key === lastKey ? lastText : null; },\n"
         "  resolve(key, id, drops) {\n"
         "    drop(drops);\n"
         "    const m = kept[key];\n"
@@ -65,13 +75,36 @@ def factory_js(source: str) -> str:
     )
 
 
+# The answer to an incremental compile is the change from the last text this world sent (the
+# caller holds it): the SOM of a large page is a megabyte, one changed element a few bytes.
+# Two segments, split at the meta block (its byte counts change with any length change), each
+# as [common prefix, common suffix, middle] in UTF-16 units, never splitting a surrogate pair.
+META_MARK = ',"meta":{"html_bytes":'
+DELTA_JS = (
+    "const segment = (a, b) => {\n"
+    "  const n = Math.min(a.length, b.length);\n"
+    "  let p = 0; while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;\n"
+    "  if (p > 0 && p < n && (a.charCodeAt(p - 1) & 0xfc00) === 0xd800) p--;\n"
+    "  let s = 0; while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;\n"
+    "  if (s > 0 && (b.charCodeAt(b.length - s) & 0xfc00) === 0xdc00) s--;\n"
+    "  return [p, s, b.slice(p, b.length - s)];\n"
+    "};\n"
+    "const delta = (a, b) => {\n"
+    f"  const ma = a.indexOf({META_MARK!r}), mb = b.indexOf({META_MARK!r});\n"
+    "  if (ma < 0 || mb < 0) return [segment(a, b)];\n"
+    "  return [segment(a.slice(0, ma), b.slice(0, mb)), segment(a.slice(ma), b.slice(mb))];\n"
+    "};\n"
+)
+
+
 # Installs the compiler object on the isolated world's global object.
 INSTALL_JS = f"globalThis.{WORLD_GLOBAL} = ({factory_js(COMPILER_SOURCE)})()"
 # Keys are ints of ours, written into the call's source (the drops as an array literal).
 RUN_JS = (
     f"globalThis.{WORLD_GLOBAL} === undefined ? {MISSING!r} : "
-    f"globalThis.{WORLD_GLOBAL}.run({{budget}}, {{key}}, [{{drops}}], {{incremental}})"
+    f"globalThis.{WORLD_GLOBAL}.run({{budget}}, {{key}}, [{{drops}}], {{incremental}}, {{have}})"
 )
+TEXT_JS = f"globalThis.{WORLD_GLOBAL} === undefined ? null : globalThis.{WORLD_GLOBAL}.text({{key}})"
 # Incremental recompiles (docs/contract.md#incremental-compile) unless a caller asks otherwise.
 INCREMENTAL_DEFAULT = True
 
@@ -144,10 +177,18 @@ async def _compile(page: Page, budget_ms: int, incremental: bool) -> CompiledSom
             key=key,
             drops=world.take_released(),
             incremental="true" if incremental else "false",
+            have=world.last_key if incremental else -1,
         ),
         INSTALL_JS,
     )
     text = result.get("json") if isinstance(result, dict) else None
+    if isinstance(result, dict) and "delta" in result:
+        text = _apply_delta(world, result, key)
+        if text is None:  # not the base we hold: ask for the whole text once
+            whole = await world.evaluate(TEXT_JS.format(key=key), INSTALL_JS)
+            text = whole if isinstance(whole, str) else None
+    if incremental and isinstance(text, str):
+        world.last_key, world.last_text = key, text
     if not isinstance(text, str):
         code = result.get("error") if isinstance(result, dict) else None
         raise SomCompileError(f"SOM compile failed in the page ({_safe_code(code)})")
@@ -159,6 +200,31 @@ async def _compile(page: Page, budget_ms: int, incremental: bool) -> CompiledSom
         key=key,
         stats=dict(stats) if isinstance(stats, dict) else {"mode": "uncached"},
     )
+
+
+def _apply_delta(world: IsolatedWorld, result: dict[str, Any], key: int) -> str | None:
+    """The text a delta answer describes, from the last text ``world`` sent; None if unusable."""
+    old, segments, length = world.last_text, result.get("delta"), result.get("length")
+    if old is None or result.get("base") != world.last_key or not isinstance(segments, list):
+        return None
+    wide = not old.isascii() or not all(isinstance(s, list) and str(s[2]).isascii() for s in segments)
+    # JavaScript counts UTF-16 units: outside ASCII, slice the UTF-16 encoding.
+    base: Any = old.encode("utf-16-le") if wide else old
+    unit = 2 if wide else 1
+    mark = META_MARK.encode("utf-16-le") if wide else META_MARK
+    cut = base.find(mark)
+    parts = [base] if len(segments) == 1 or cut < 0 else [base[:cut], base[cut:]]
+    if len(parts) != len(segments):
+        return None
+    out: list[Any] = []
+    for part, (prefix, suffix, middle) in zip(parts, segments, strict=True):
+        if prefix + suffix > len(part) // unit:
+            return None
+        out += [part[: prefix * unit], middle.encode("utf-16-le") if wide else middle]
+        out.append(part[len(part) - suffix * unit :] if suffix else part[:0])
+    text = b"".join(out).decode("utf-16-le") if wide else "".join(out)
+    units = len(text.encode("utf-16-le")) // 2 if wide else len(text)
+    return text if units == length else None
 
 
 def _safe_code(code: Any) -> str:

@@ -81,6 +81,9 @@ class IsolatedWorld:
         self._installed: str | None = None  # the context the compiler object was installed in
         self._created = asyncio.Event()
         self.released: list[int] = []  # compile keys whose maps the next call drops
+        # The last incremental compile's key and text: the next one answers as a change to it.
+        self.last_key = 0
+        self.last_text: str | None = None
         cdp.on("Runtime.executionContextCreated", self._on_created)
         cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
         cdp.on("Runtime.executionContextsCleared", self._on_cleared)

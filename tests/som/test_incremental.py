@@ -23,7 +23,18 @@ from tests.som._helpers import TIMEOUT_S
 IDS = ["a", "b", "c", "d"]
 CLASSES = ["c1", "c2", "c3", "nav", "card", "c4"]
 WORDS = st.sampled_from(
-    ["alpha", "Beta gamma", "", "  spaced  out ", "cookie", "Copyright 2026", "x" * 90, "é ü"]
+    [
+        "alpha",
+        "Beta gamma",
+        "",
+        "  spaced  out ",
+        "cookie",
+        "Copyright 2026",
+        "x" * 90,
+        "é ü",
+        "a & b < c > d\u00a0e",
+        "😀 ok",
+    ]
 )
 
 # Rules a page starts with or a mutation inserts: each hides something, with the selector
