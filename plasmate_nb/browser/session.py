@@ -237,7 +237,9 @@ class BrowserSession:
         cannot be compiled now counts as changed."""
         page = await self._page_with_som()
         try:
-            fresh = await compile_page(page, timeout=self._config.action_timeout)
+            # A full walk, never an incremental one: this is the proof replay execution rests on,
+            # so it must not depend on what the mutation observer saw.
+            fresh = await compile_page(page, timeout=self._config.action_timeout, incremental=False)
         except (SomCompileError, PlaywrightError, TimeoutError):
             return False
         with contextlib.suppress(Exception):

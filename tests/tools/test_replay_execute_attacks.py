@@ -53,6 +53,28 @@ async def test_a_page_that_changed_itself_since_the_last_action_is_not_executed_
     await session.close()
 
 
+async def test_a_change_no_mutation_observer_sees_still_refuses_execution(
+    executing: Caller, fixture_server: str
+) -> None:
+    """The proof that the page is unchanged is a full walk, not an incremental compile: a shadow
+    root attached to an element already compiled changes no node the observer watches."""
+    url = f"{fixture_server}/replay/self_changing.html"
+    session = Recorded(executing, await executing.ok("open_page", url=url, trace=True))
+    subscribe = session.id("checkbox", "Subscribe")
+    await session.act("toggle", element_id=subscribe)  # 2: before unchecked
+    await session.act("toggle", element_id=subscribe)  # 3: unchecked again, 2 validates
+    page = executing.dispatcher.engine.get(session.sid)._page
+    assert page is not None
+    await page.evaluate(
+        "document.querySelector('h1').attachShadow({mode: 'open'}).innerHTML = '<button>Injected</button>'"
+    )
+    plan = refusal(await session.replay(2, confirmed=True))
+    assert (plan["status"], plan["drift"]) == ("refused", "state_drift")
+    assert not await live_checked(session, "subscribe")  # not executed
+    assert [e["action"] for e in await session.events()][-1] == "toggle"  # no new event
+    await session.close()
+
+
 @pytest.mark.parametrize(
     ("action", "arguments", "undo", "executions"),
     [
