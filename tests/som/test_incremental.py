@@ -267,11 +267,14 @@ async def apply(page, script: list[tuple[str, int, int, str]]) -> None:
     await page.evaluate(MUTATE_JS, [[list(op) for op in script], ATTRS, FRAGMENTS, CSS_RULES])
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+#: Hypothesis settings for examples that each drive the shared browser page.
+IN_BROWSER: dict = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
+
+
+@settings(max_examples=40, **IN_BROWSER)
 @given(html=pages(), steps=STEPS)
 async def test_incremental_equals_full_after_every_mutation(page, html, steps):
     await page.set_content(html)
@@ -295,11 +298,7 @@ async def test_incremental_equals_full_after_every_mutation(page, html, steps):
 
 
 @pytest.mark.soak
-@settings(
-    max_examples=400,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(max_examples=400, **IN_BROWSER)
 @given(html=pages(), steps=STEPS)
 async def test_incremental_equals_full_soak(page, html, steps):
     """The same property, ten times the examples (make soak)."""
@@ -330,11 +329,7 @@ def test_the_tiny_hash_variant_is_the_compiler_with_one_change():
     assert COMPILER_SOURCE.count(FULL_HASH) == 1 and FULL_HASH not in TINY_HASH_SOURCE
 
 
-@settings(
-    max_examples=15,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@settings(max_examples=15, **IN_BROWSER)
 @given(html=pages(), steps=STEPS)
 async def test_collision_suffixes_stay_exact_under_mutation(page, html, steps):
     await page.set_content(html)
