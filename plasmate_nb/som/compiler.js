@@ -1921,16 +1921,10 @@
         const name = r.attributeName;
         if (name === "id" || name === "for" || name === "slot") return false;
         if (!elementChanged(t, flags)) return false;
-      } else {
-        if (flags.has || state.refPath.has(t) || insideRef(t)) return false;
+      } else { // a child list: like a changed element, unless it adds or removes what labels read
         for (let j = 0; j < r.addedNodes.length; j++) if (touchesRefs(r.addedNodes[j])) return false;
         for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
-        const parent = up(t);
-        if (flags.sibling && parent !== null) {
-          if (state.refPath.has(parent)) return false;
-          markDeep(parent);
-        }
-        markDeep(t);
+        if (!elementChanged(t, flags)) return false;
       }
     }
     return true;
