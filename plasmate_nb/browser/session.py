@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from playwright.async_api import BrowserContext, ElementHandle, Page
+from playwright.async_api import BrowserContext, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import cookies as cookie_jar
@@ -64,7 +64,7 @@ from plasmate_nb.errors import (
     pipeline_error,
     timeout_after,
 )
-from plasmate_nb.som import CompiledSom, SomCompileError, compile_page
+from plasmate_nb.som import CompiledSom, SomCompileError, compile_page, prepare_actions
 from plasmate_nb.trace import PageState, TraceLog
 from plasmate_nb.trace.som_walk import find_element
 
@@ -276,7 +276,7 @@ class BrowserSession:
             if not append:
                 await handle.fill(text, timeout=self._action_ms)
                 return
-            if not await handle.evaluate(CARET_TO_END):
+            if not await handle.evaluate(CARET_TO_END, timeout=self._action_ms):
                 await handle.press("End", timeout=self._action_ms)
             await page.keyboard.type(text)
 
@@ -321,7 +321,7 @@ class BrowserSession:
         elif kind == "radio":
             operation = lambda: handle.check(timeout=self._action_ms)  # noqa: E731
         elif kind == "details":
-            operation = lambda: handle.evaluate(FLIP_DETAILS)  # noqa: E731
+            operation = lambda: handle.evaluate(FLIP_DETAILS, timeout=self._action_ms)  # noqa: E731
         else:
             raise ActionError(NOT_TOGGLEABLE)
         await self._perform(page, "Toggle", operation)
@@ -435,25 +435,27 @@ class BrowserSession:
             raise ActionError(element_not_found(element_id))
         return element
 
-    async def _dom_node(self, element_id: str) -> ElementHandle:
+    async def _dom_node(self, element_id: str) -> Locator:
         assert self.som is not None
         try:
-            handle = await asyncio.wait_for(self.som.resolve(element_id), self._config.action_timeout)
+            located = await asyncio.wait_for(self.som.locate(element_id), self._config.action_timeout)
         except (PlaywrightError, TimeoutError):
-            handle = None
-        if handle is None:
+            located = None
+        if located is None:
             raise ActionError(ELEMENT_NOT_IN_DOM)
-        return handle
+        return located
 
-    async def _element(self, element_id: str) -> tuple[Page, ElementHandle]:
+    async def _element(self, element_id: str) -> tuple[Page, Locator]:
         page = await self._page_with_som()
         self._som_element(element_id)
         return page, await self._dom_node(element_id)
 
-    async def _ask(self, handle: ElementHandle, script: str, arg: Any = None) -> Any:
+    async def _ask(self, handle: Locator, script: str, arg: Any = None) -> Any:
         """A quick read of an element's kind; a vanished node reads as ``Element not found in DOM``."""
         try:
-            return await asyncio.wait_for(handle.evaluate(script, arg), self._config.action_timeout)
+            return await asyncio.wait_for(
+                handle.evaluate(script, arg, timeout=self._action_ms), self._config.action_timeout
+            )
         except (PlaywrightError, TimeoutError) as error:
             if self._lost:
                 raise ActionError(BROWSER_CONNECTION_LOST) from None
@@ -494,7 +496,7 @@ class BrowserSession:
     async def _commit(self, page: Page) -> None:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
         watch = self._page_watch
-        await settle(page, self._config.settle_timeout, watch)
+        await asyncio.gather(settle(page, self._config.settle_timeout, watch), self._prepare_actions(page))
         blocked, failed = watch.blocked, watch.failed
         watch.reset()
         if blocked is not None:
@@ -517,6 +519,11 @@ class BrowserSession:
         if previous is not None:
             with contextlib.suppress(Exception):
                 await previous.dispose()
+
+    async def _prepare_actions(self, page: Page) -> None:
+        """Best effort and bounded: a page that navigates or hangs meanwhile is settle's business."""
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(prepare_actions(page), self._config.settle_timeout)
 
     async def _answers(self, page: Page) -> bool:
         try:

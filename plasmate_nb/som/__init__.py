@@ -9,6 +9,7 @@ from plasmate_nb.som.tree import (
     iter_elements,
     page_view,
 )
+from plasmate_nb.som.world import prepare_actions
 
 __all__ = [
     "ACTIONS_BY_ROLE",
@@ -21,4 +22,5 @@ __all__ = [
     "find_element",
     "iter_elements",
     "page_view",
+    "prepare_actions",
 ]

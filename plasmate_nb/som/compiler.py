@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from playwright.async_api import ElementHandle, Page
+from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.som.world import MISSING, WORLD_GLOBAL, IsolatedWorld, world_of
@@ -78,14 +78,18 @@ def factory_js(source: str) -> str:
 # The answer to an incremental compile is the change from the last text this world sent (the
 # caller holds it): the SOM of a large page is a megabyte, one changed element a few bytes.
 # Two segments, split at the meta block (its byte counts change with any length change), each
-# as [common prefix, common suffix, middle] in UTF-16 units, never splitting a surrogate pair.
+# as [common prefix, common suffix, middle] in UTF-16 units, never splitting a surrogate pair
+# (compared a block at a time first: native string equality beats a loop over units).
 META_MARK = ',"meta":{"html_bytes":'
 DELTA_JS = (
     "const segment = (a, b) => {\n"
-    "  const n = Math.min(a.length, b.length);\n"
-    "  let p = 0; while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;\n"
+    "  const n = Math.min(a.length, b.length), B = 512;\n"
+    "  let p = 0; while (p + B <= n && a.slice(p, p + B) === b.slice(p, p + B)) p += B;\n"
+    "  while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;\n"
     "  if (p > 0 && p < n && (a.charCodeAt(p - 1) & 0xfc00) === 0xd800) p--;\n"
-    "  let s = 0; while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;\n"
+    "  let s = 0;\n"
+    "  while (s + B <= n - p && a.slice(a.length - s - B, a.length - s) === b.slice(b.length - s - B, b.length - s)) s += B;\n"
+    "  while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;\n"
     "  if (s > 0 && (b.charCodeAt(b.length - s) & 0xfc00) === 0xdc00) s--;\n"
     "  return [p, s, b.slice(p, b.length - s)];\n"
     "};\n"
@@ -138,6 +142,16 @@ class CompiledSom:
             return None
         try:
             return await self.store.resolve(self.key, element_id)
+        except PlaywrightError:
+            return None
+
+    async def locate(self, element_id: str) -> Locator | None:
+        """A locator for the live element behind ``element_id`` (what actions use); None if
+        unknown or no longer connected."""
+        if not isinstance(element_id, str) or self.disposed:
+            return None
+        try:
+            return await self.store.locate(self.key, element_id)
         except PlaywrightError:
             return None
 

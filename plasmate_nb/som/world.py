@@ -26,7 +26,7 @@ import re
 import weakref
 from typing import Any
 
-from playwright.async_api import CDPSession, ElementHandle, Page
+from playwright.async_api import CDPSession, ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 # The compiler object's name on the utility world's global object (the page cannot see it).
@@ -48,6 +48,9 @@ ENGINE_SOURCE = (
     " return cut > 0 ? api.resolve(+body.slice(0, cut), body.slice(cut + 1), []) : null; },"
     " queryAll(root, body) { const n = this.query(root, body); return n ? [n] : []; } }"
 )
+
+# Whether compile <key> still holds a connected node for <id> (both written by us, checked above).
+PRESENT_JS = f"globalThis.{WORLD_GLOBAL}?.resolve({{key}}, '{{id}}', []) != null"
 
 _registered: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -124,8 +127,7 @@ class IsolatedWorld:
             if page is None:
                 raise PlaywrightError("page closed")
             self._created.clear()
-            # A query through our content-script engine makes Playwright create the world.
-            await page.main_frame.query_selector(f"{ENGINE_NAME}=0/-")
+            await prepare_actions(page)  # Playwright creates the world for it
             if self._context is None:
                 # Bounded: should Playwright ever stop creating its utility world, compiles fail
                 # (and say so) instead of hanging.
@@ -170,6 +172,26 @@ class IsolatedWorld:
         await ensure_engine(page)
         return await page.main_frame.query_selector(f"{ENGINE_NAME}={key}/{element_id}")
 
+    async def locate(self, key: int, element_id: str) -> Locator | None:
+        """A locator for the live element kept under ``element_id`` by compile ``key``; None if
+        gone. Acting through a locator resolves the node inside Playwright's own action (no
+        element handle to adopt into the page's world: one round trip less per action)."""
+        page = self._page()
+        if page is None or not ELEMENT_ID.fullmatch(element_id) or self._context is None:
+            return None
+        present = await self._cdp.send(
+            "Runtime.evaluate",
+            {
+                "expression": PRESENT_JS.format(key=key, id=element_id),
+                "uniqueContextId": self._context,
+                "returnByValue": True,
+            },
+        )
+        if present.get("result", {}).get("value") is not True:
+            return None
+        await ensure_engine(page)
+        return page.main_frame.locator(f"{ENGINE_NAME}={key}/{element_id}")
+
 
 _worlds: weakref.WeakKeyDictionary[Page, IsolatedWorld] = weakref.WeakKeyDictionary()
 _opening: weakref.WeakKeyDictionary[Page, asyncio.Lock] = weakref.WeakKeyDictionary()
@@ -191,3 +213,12 @@ async def world_of(page: Page) -> IsolatedWorld:
             await cdp.send("Runtime.enable")
             _worlds[page] = world
     return world
+
+
+async def prepare_actions(page: Page) -> None:
+    """Have Playwright set up its utility world and its own script there for the current
+    document: a query through our engine that matches nothing. The first action on a new
+    document would otherwise pay for that setup (tens of milliseconds); run while the page
+    settles, it costs no wall time."""
+    await ensure_engine(page)
+    await page.main_frame.query_selector(f"{ENGINE_NAME}=0/-")

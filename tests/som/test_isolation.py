@@ -105,3 +105,28 @@ async def test_ids_resolve_after_navigation_and_not_across_documents(page, fixtu
     second = await compile_page(page, timeout=TIMEOUT_S)
     handle = await second.resolve(by_html_id(second.data, "save")["id"])
     assert handle is not None and await handle.get_attribute("id") == "save"
+
+
+async def test_a_located_id_acts_on_its_own_node_and_not_after_it_left(page, fixture_server):
+    """Actions go through ``locate``: the locator reaches the node the compile kept (not the
+    decoy a patched Map would give), and an id whose node left the DOM, or whose compile was
+    disposed, or from another document, locates nothing."""
+    await page.add_init_script(PATCHES["builtins"])
+    await page.goto(f"{fixture_server}/{PAGE}")
+    som = await compile_page(page, timeout=TIMEOUT_S)
+    save_id = by_html_id(som.data, "save")["id"]
+    located = await som.locate(save_id)
+    assert located is not None
+    await located.click(timeout=TIMEOUT_S * 1000)
+    assert await page.get_attribute("#save", "data-clicked") == "yes"
+    assert await page.get_attribute("#decoy", "data-clicked") is None
+    assert await som.locate("e_000000000000") is None
+    assert await som.locate("not an id') || (1") is None
+    await page.evaluate("document.getElementById('save').remove()")
+    assert await som.locate(save_id) is None
+    email_id = by_html_id(som.data, "email")["id"]
+    await som.dispose()
+    assert await som.locate(email_id) is None
+    fresh = await compile_page(page, timeout=TIMEOUT_S)
+    await page.goto(f"{fixture_server}/{PAGE}?again")
+    assert await fresh.locate(email_id) is None
