@@ -9,7 +9,7 @@ from plasmate_nb.som.tree import (
     iter_elements,
     page_view,
 )
-from plasmate_nb.som.world import prepare_actions
+from plasmate_nb.som.world import next_frame, prepare_actions
 
 __all__ = [
     "ACTIONS_BY_ROLE",
@@ -21,6 +21,7 @@ __all__ = [
     "elements_table_rows",
     "find_element",
     "iter_elements",
+    "next_frame",
     "page_view",
     "prepare_actions",
 ]

@@ -49,6 +49,7 @@ ENGINE_SOURCE = (
     " queryAll(root, body) { const n = this.query(root, body); return n ? [n] : []; } }"
 )
 
+NEXT_FRAME_JS = "new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))"
 # Whether compile <key> still holds a connected node for <id> (both written by us, checked above).
 PRESENT_JS = f"globalThis.{WORLD_GLOBAL}?.resolve({{key}}, '{{id}}', []) != null"
 
@@ -164,6 +165,17 @@ class IsolatedWorld:
             return value
         raise PlaywrightError("the isolated world kept vanishing")
 
+    async def next_frame(self) -> None:
+        """Resolve after the page's next animation frame and a task after it, timed from this
+        world: a page that replaces ``requestAnimationFrame`` or ``setTimeout`` in its own world
+        cannot stall or skip the wait. Raises PlaywrightError when the document goes meanwhile."""
+        answer = await self._cdp.send(
+            "Runtime.evaluate",
+            {"expression": NEXT_FRAME_JS, "uniqueContextId": await self._context_id(), "awaitPromise": True},
+        )
+        if "exceptionDetails" in answer:
+            raise PlaywrightError("the frame wait failed in the isolated world")
+
     async def resolve(self, key: int, element_id: str) -> ElementHandle | None:
         """The live element kept under ``element_id`` by compile ``key``; None if gone."""
         page = self._page()
@@ -222,3 +234,9 @@ async def prepare_actions(page: Page) -> None:
     settles, it costs no wall time."""
     await ensure_engine(page)
     await page.main_frame.query_selector(f"{ENGINE_NAME}=0/-")
+
+
+async def next_frame(page: Page) -> None:
+    """Wait for the page's next animation frame and a task after it, out of the page's reach
+    (``IsolatedWorld.next_frame``)."""
+    await (await world_of(page)).next_frame()

@@ -229,3 +229,17 @@ async def test_downloads_are_refused(engine, demo):
         assert session.url == demo.url("/index.html")
     finally:
         await engine.close_session(session.id)
+
+
+async def test_settle_is_out_of_reach_of_a_page_that_steals_its_timers(engine, fixture_server):
+    """Settling waits for a frame and a task from the isolated world: a page that replaced
+    requestAnimationFrame and setTimeout in its own world is never asked for one, and actions
+    still see their effect."""
+    session = await engine.open(f"{fixture_server}/browser/frozen_clock.html")
+    try:
+        for n in (1, 2, 3):
+            await session.click(eid(session, "count"))
+            assert element(session, html_id="count")["text"] == f"Clicked {n}"
+        assert await session.evaluate("window.__stolen") == 0
+    finally:
+        await engine.close_session(session.id)
