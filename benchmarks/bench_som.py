@@ -5,8 +5,9 @@ Pages of N elements (sections of h2, p, labelled input, button and link) for N =
 run: median ``compile_page`` (cold: the whole page), a bare ``page.evaluate`` walk returning a
 JSON tree, and ``page.locator("body").aria_snapshot(timeout=120_000)``; ratios, output sizes and
 the growth exponent (log-log slope of SOM time over N). At 5k and 20k also the recompile after
-one element changed (a heading's text; an incremental compile, docs/contract.md#incremental-compile)
-and the full compile that records what incremental ones replay (forced by a new stylesheet),
+one element changed (a heading's text, then the page settles as after an action; an incremental
+compile, docs/contract.md#incremental-compile) and the full compile that records what incremental
+ones replay (forced by a new stylesheet),
 against the cold compile (a full walk that records nothing). Targets: SOM <= 2x walk and
 <= 0.5x aria at every size, recompile after one change <= 0.2x cold at 5k and 20k, linear
 growth, SOM JSON no larger than the aria YAML.
@@ -38,10 +39,15 @@ SIZES = (1_000, 5_000, 20_000, 50_000)
 ELEMENTS_PER_SECTION = 7  # div, h2, p, label, input, button, a
 REPEATS = {1_000: 15, 5_000: 9, 20_000: 5, 50_000: 5}
 RECOMPILE_SIZES = (5_000, 20_000)
+# After a change the page settles as it does after an action (a frame, then a task: the engine's
+# settle), so the compile is timed, not the page's own relayout of the change.
+SETTLED = "new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))"
 # Changes one heading's text per call (a different one each time), in the page's own world.
-CHANGE_ONE = "(n) => { const h = document.querySelectorAll('h2')[n]; h.textContent = 'Changed ' + n; }"
+CHANGE_ONE = (
+    "(n) => { document.querySelectorAll('h2')[n].textContent = 'Changed ' + n; return " + SETTLED + "; }"
+)
 # A new (empty) stylesheet: the next incremental-capable compile falls back to a full one.
-NEW_SHEET = "() => document.head.appendChild(document.createElement('style'))"
+NEW_SHEET = "() => { document.head.appendChild(document.createElement('style')); return " + SETTLED + "; }"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 BARE_WALK = """() => {
   const walk = (el) => {

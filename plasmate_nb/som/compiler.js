@@ -1449,6 +1449,14 @@
     }
     return out.length > 1 && out.charCodeAt(out.length - 1) === 47 ? out.slice(0, out.length - 1) : out;
   }
+  // A key depends on the href alone: a recording compile keeps each one, so a replay does not
+  // parse every link's URL again (a full compile starts a new table).
+  function hrefKey(h) {
+    if (state === null) return normalizeHref(h);
+    let k = state.hrefKeys[h];
+    if (k === undefined) state.hrefKeys[h] = k = normalizeHref(h);
+    return k;
+  }
   // Budgets are decided while elements are added, in document order, exactly as a pass over
   // the finished list would (docs/contract.md#budgets), so a dropped element costs only its
   // text: no label, attrs, id or shadow. Its id is never hashed, so it never takes part in
@@ -1471,7 +1479,7 @@
     if (FORM_CONTROLS[role] !== 1 && role !== "heading" && b.kept >= MAX_ELEMENTS) { b.moreElements++; drop = true; }
     else if (role === "link") {
       if (href !== null) {
-        const key = normalizeHref(href);
+        const key = hrefKey(href);
         if (b.seen[key] === 1) { b.dupLinks++; drop = true; }
         else b.key = key;
       }
@@ -1645,7 +1653,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, flags: null, html: new WeakMap(), spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, flags: null, html: new WeakMap(), hrefKeys: { __proto__: null }, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1977,6 +1985,7 @@
     s.observed = new WeakSet();
     s.live = new WeakMap();
     s.html = new WeakMap();
+    s.hrefKeys = { __proto__: null };
   }
   // After a successful walk: what the next compile compares against.
   function remember(full, rootsBefore, view, active, undef, style, url) {
