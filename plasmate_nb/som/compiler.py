@@ -26,6 +26,7 @@ from typing import Any
 from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
+from plasmate_nb.som.parse import Unchanged, parse_som
 from plasmate_nb.som.world import MISSING, WORLD_GLOBAL, IsolatedWorld, world_of
 
 COMPILER_SOURCE: str = resources.files(__package__).joinpath("compiler.js").read_text(encoding="utf-8")
@@ -196,28 +197,34 @@ async def _compile(page: Page, budget_ms: int, incremental: bool) -> CompiledSom
         INSTALL_JS,
     )
     text = result.get("json") if isinstance(result, dict) else None
+    unchanged = None
     if isinstance(result, dict) and "delta" in result:
-        text = _apply_delta(world, result, key)
+        text, unchanged = _apply_delta(world, result) or (None, None)
         if text is None:  # not the base we hold: ask for the whole text once
             whole = await world.evaluate(TEXT_JS.format(key=key), INSTALL_JS)
             text = whole if isinstance(whole, str) else None
-    if incremental and isinstance(text, str):
-        world.last_key, world.last_text = key, text
     if not isinstance(text, str):
         code = result.get("error") if isinstance(result, dict) else None
         raise SomCompileError(f"SOM compile failed in the page ({_safe_code(code)})")
+    if incremental:
+        parsed = parse_som(text, unchanged)
+        world.last_key, world.last_text, world.last_parse = key, text, parsed
+        data = parsed.data
+    else:
+        data = json.loads(text)
     stats = result.get("stats")
     return CompiledSom(
         text=text,
-        data=json.loads(text),
+        data=data,
         store=world,
         key=key,
         stats=dict(stats) if isinstance(stats, dict) else {"mode": "uncached"},
     )
 
 
-def _apply_delta(world: IsolatedWorld, result: dict[str, Any], key: int) -> str | None:
-    """The text a delta answer describes, from the last text ``world`` sent; None if unusable."""
+def _apply_delta(world: IsolatedWorld, result: dict[str, Any]) -> tuple[str, Unchanged | None] | None:
+    """The text a delta answer describes, from the last text ``world`` sent, and what of that
+    text it keeps (for ``parse_som``); None if unusable."""
     old, segments, length = world.last_text, result.get("delta"), result.get("length")
     if old is None or result.get("base") != world.last_key or not isinstance(segments, list):
         return None
@@ -238,7 +245,19 @@ def _apply_delta(world: IsolatedWorld, result: dict[str, Any], key: int) -> str 
         out.append(part[len(part) - suffix * unit :] if suffix else part[:0])
     text = b"".join(out).decode("utf-16-le") if wide else "".join(out)
     units = len(text.encode("utf-16-le")) // 2 if wide else len(text)
-    return text if units == length else None
+    if units != length:
+        return None
+    # The first segment's kept head and tail, in characters (the regions lie in it).
+    first, (head, tail, _) = parts[0], segments[0]
+    if wide:
+        head = len(first[: head * 2].decode("utf-16-le", "surrogatepass"))
+        tail = len(first[len(first) - tail * 2 :].decode("utf-16-le", "surrogatepass")) if tail else 0
+    old_end, new_end = (
+        (old.find(META_MARK), text.find(META_MARK)) if len(parts) == 2 else (len(old), len(text))
+    )
+    if world.last_parse is None or new_end < 0:
+        return text, None
+    return text, Unchanged(world.last_parse, head, old_end - tail, new_end - old_end)
 
 
 def _safe_code(code: Any) -> str:

@@ -29,6 +29,8 @@ from typing import Any
 from playwright.async_api import CDPSession, ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
+from plasmate_nb.som.parse import ParsedSom
+
 # The compiler object's name on the utility world's global object (the page cannot see it).
 WORLD_GLOBAL = "__plasmate_som"
 ENGINE_NAME = "plasmate_som"
@@ -88,6 +90,7 @@ class IsolatedWorld:
         # The last incremental compile's key and text: the next one answers as a change to it.
         self.last_key = 0
         self.last_text: str | None = None
+        self.last_parse: ParsedSom | None = None  # of last_text, for the next one to reuse
         cdp.on("Runtime.executionContextCreated", self._on_created)
         cdp.on("Runtime.executionContextDestroyed", self._on_destroyed)
         cdp.on("Runtime.executionContextsCleared", self._on_cleared)

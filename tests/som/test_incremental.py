@@ -9,6 +9,7 @@ hex digit of the hash (collisions everywhere) shows collision suffixes stay exac
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
@@ -287,6 +288,8 @@ async def test_incremental_equals_full_after_every_mutation(page, html, steps):
         incremental = await compile_page(page, timeout=TIMEOUT_S)
         full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
         assert incremental.text == full.text, script
+        # The data reuses the last parse's unchanged elements and still is the text's parse.
+        assert json.dumps(incremental.data, separators=(",", ":"), ensure_ascii=False) == full.text
         stats = incremental.stats
         assert stats["mode"] in ("full", "incremental")
         # One compile counted per incremental-capable call; the uncached one counts nothing.
