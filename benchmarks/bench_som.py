@@ -34,6 +34,7 @@ from playwright.async_api import async_playwright
 
 from plasmate_nb.browser.discovery import find_chromium
 from plasmate_nb.som import compile_page
+from plasmate_nb.som.world import NEXT_FRAME_JS
 
 SIZES = (1_000, 5_000, 20_000, 50_000)
 ELEMENTS_PER_SECTION = 7  # div, h2, p, label, input, button, a
@@ -41,7 +42,7 @@ REPEATS = {1_000: 15, 5_000: 9, 20_000: 5, 50_000: 5}
 RECOMPILE_SIZES = (5_000, 20_000)
 # After a change the page settles as it does after an action (a frame, then a task: the engine's
 # settle), so the compile is timed, not the page's own relayout of the change.
-SETTLED = "new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))"
+SETTLED = NEXT_FRAME_JS
 # Changes one heading's text per call (a different one each time), in the page's own world.
 CHANGE_ONE = (
     "(n) => { document.querySelectorAll('h2')[n].textContent = 'Changed ' + n; return " + SETTLED + "; }"

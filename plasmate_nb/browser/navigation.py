@@ -172,9 +172,9 @@ async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):
 
 async def settle(page: Page, timeout: float, watch: NavigationWatch | None = None) -> None:
     """Let the page finish what an action started: the load state (a navigation may have
-    begun), then an animation frame and a task (timed from the isolated world), then the answers
-    to the navigations ``watch`` saw begin (another round when there were any). Never longer
-    than ``timeout``; a page that does not settle in time is taken as it is."""
+    begun), then a frame and a task (``next_frame``, timed from the isolated world), then the
+    answers to the navigations ``watch`` saw begin (another round when there were any). Never
+    longer than ``timeout``; a page that does not settle in time is taken as it is."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     for _ in range(2):  # a second round when a navigation replaced the document mid-wait
@@ -183,8 +183,8 @@ async def settle(page: Page, timeout: float, watch: NavigationWatch | None = Non
             await page.wait_for_load_state("load", timeout=remaining * 1000)
         remaining = max(0.001, deadline - loop.time())
         try:
-            # A frame, then a task: a navigation a script started reaches the browser (and so
-            # the watch) within the frame, and what the page queued right after it has run.
+            # A navigation a script started reaches the browser (and so the watch) within the
+            # frame, and what the page queued right after it has run by the task.
             await asyncio.wait_for(next_frame(page), remaining)
         except (PlaywrightError, TimeoutError):
             if loop.time() >= deadline:

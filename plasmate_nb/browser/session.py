@@ -64,7 +64,7 @@ from plasmate_nb.errors import (
     pipeline_error,
     timeout_after,
 )
-from plasmate_nb.som import CompiledSom, SomCompileError, compile_page, prepare_actions
+from plasmate_nb.som import NOT_CONNECTED, CompiledSom, SomCompileError, compile_page, prepare_actions
 from plasmate_nb.trace import PageState, TraceLog
 from plasmate_nb.trace.som_walk import find_element
 
@@ -78,8 +78,9 @@ SCROLL_POSITION = "() => (document.scrollingElement || document.documentElement)
 TOGGLE_KIND = """el => el.tagName === "DETAILS" ? "details"
   : el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio") ? el.type : \"\""""
 FLIP_DETAILS = "el => { el.open = !el.open; }"  # Chromium fires the `toggle` event itself
-IS_SELECT = 'el => el.tagName === "SELECT"'
+# The index of the option named ``wanted`` (-1: none), or null when the element is no <select>.
 OPTION_INDEX = """(el, wanted) => {
+  if (el.tagName !== "SELECT") return null;
   for (let i = 0; i < el.options.length; i++) {
     const o = el.options[i];
     if (o.value === wanted || o.text === wanted || o.label === wanted) return i;
@@ -284,9 +285,9 @@ class BrowserSession:
 
     async def select_option(self, element_id: str, value: str) -> None:
         page, handle = await self._element(element_id)
-        if not await self._ask(handle, IS_SELECT):
-            raise ActionError(NOT_A_SELECT)
         index = await self._ask(handle, OPTION_INDEX, value)
+        if index is None:
+            raise ActionError(NOT_A_SELECT)
         if index < 0:
             raise ActionError(option_not_found(len(value.encode())))
         await self._perform(
@@ -486,6 +487,9 @@ class BrowserSession:
         except (PlaywrightError, TimeoutError) as error:
             if self._lost:
                 raise ActionError(BROWSER_CONNECTION_LOST) from None
+            if NOT_CONNECTED in str(error):  # the node left while the action waited for it
+                await self._restore(page)
+                raise ActionError(ELEMENT_NOT_IN_DOM) from None
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
             else:

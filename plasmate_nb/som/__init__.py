@@ -9,12 +9,13 @@ from plasmate_nb.som.tree import (
     iter_elements,
     page_view,
 )
-from plasmate_nb.som.world import next_frame, prepare_actions
+from plasmate_nb.som.world import NOT_CONNECTED, next_frame, prepare_actions
 
 __all__ = [
     "ACTIONS_BY_ROLE",
     "COMPILER_SOURCE",
     "INTERACTIVE_ROLES",
+    "NOT_CONNECTED",
     "CompiledSom",
     "SomCompileError",
     "compile_page",

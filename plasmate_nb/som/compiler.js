@@ -1454,7 +1454,11 @@
   function hrefKey(h) {
     if (state === null) return normalizeHref(h);
     let k = state.hrefKeys[h];
-    if (k === undefined) state.hrefKeys[h] = k = normalizeHref(h);
+    if (k === undefined) {
+      // Bounded: a page whose links keep changing starts a new table now and then.
+      if (++state.hrefCount > MAX_HREF_KEYS) { state.hrefKeys = { __proto__: null }; state.hrefCount = 1; }
+      state.hrefKeys[h] = k = normalizeHref(h);
+    }
     return k;
   }
   // Budgets are decided while elements are added, in document order, exactly as a pass over
@@ -1645,6 +1649,7 @@
   // last time and admitted now) makes that subtree, or the whole compile, a fresh walk.
   const OBSERVE = { __proto__: null, subtree: true, childList: true, attributes: true, characterData: true };
   const MAX_PENDING = 20000;
+  const MAX_HREF_KEYS = 50000;
   const LIVE_SELECTOR = "input,textarea,select,[popover]";
   function newState(c) {
     if (c.s !== null) return c.s;
@@ -1653,7 +1658,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, flags: null, html: new WeakMap(), hrefKeys: { __proto__: null }, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, flags: null, html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1986,6 +1991,7 @@
     s.live = new WeakMap();
     s.html = new WeakMap();
     s.hrefKeys = { __proto__: null };
+    s.hrefCount = 0;
   }
   // After a successful walk: what the next compile compares against.
   function remember(full, rootsBefore, view, active, undef, style, url) {

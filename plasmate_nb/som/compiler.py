@@ -5,7 +5,7 @@ page's globals or prototypes, so a page cannot tamper with the builtins it uses 
 change its id→node maps. One ``Runtime.evaluate`` per compile (one round trip) walks the live
 DOM and returns the canonical SOM JSON string by value; the id→node map stays in that world
 under a key chosen here and is reached through Playwright's content-script selector engine
-(``resolve``), which hands back a real ElementHandle. ``dispose`` costs no round trip: it
+(``locate``: a Playwright locator, what actions use; ``resolve``: an ElementHandle). ``dispose`` costs no round trip: it
 forgets the map here at once and the world drops it with the next compile, or with the
 document. Nothing is written into the DOM or onto the page's ``window``.
 

@@ -91,6 +91,8 @@ class _Parser:
         if text[i] == "}":
             return out, i + 1
         while True:
+            if text[i] != '"':  # keys are strings (the scanner would take any value)
+                raise _Shape
             key, i = _scan(text, i)
             if text[i] != ":":
                 raise _Shape

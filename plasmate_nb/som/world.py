@@ -41,19 +41,27 @@ WORLD_CREATION_SECONDS = 10.0
 # Element ids are ours (e_<hex>[_n], e_summary_<n>); anything else is never looked up.
 ELEMENT_ID = re.compile(r"[A-Za-z0-9_]{1,80}")
 
-# `plasmate_som=<key>/<id>`: the node kept under <id> by the compile <key>, or nothing.
+# What the engine throws for an id whose node is gone: a locator would otherwise wait for it
+# to come back, which it never does (an id names one node). No page content in it.
+NOT_CONNECTED = "plasmate_som: the element is no longer in the DOM"
+# `plasmate_som=<key>/<id>`: the node kept under <id> by the compile <key>; key 0 matches
+# nothing (prepare_actions), any other key without that node throws NOT_CONNECTED.
 ENGINE_SOURCE = (
     "{ query(root, body) {"
-    " const api = globalThis." + WORLD_GLOBAL + ";"
-    " if (!api) return null;"
     " const cut = body.indexOf('/');"
-    " return cut > 0 ? api.resolve(+body.slice(0, cut), body.slice(cut + 1), []) : null; },"
+    " const key = cut > 0 ? +body.slice(0, cut) : 0;"
+    " if (!(key > 0)) return null;"
+    " const api = globalThis." + WORLD_GLOBAL + ";"
+    " const node = api ? api.resolve(key, body.slice(cut + 1), []) : null;"
+    " if (!node) throw new Error(" + repr(NOT_CONNECTED) + ");"
+    " return node; },"
     " queryAll(root, body) { const n = this.query(root, body); return n ? [n] : []; } }"
 )
 
-NEXT_FRAME_JS = "new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)))"
-# Whether compile <key> still holds a connected node for <id> (both written by us, checked above).
-PRESENT_JS = f"globalThis.{WORLD_GLOBAL}?.resolve({{key}}, '{{id}}', []) != null"
+RESOLVE_MS = 5000  # the engine answers at once, found or not; bounded all the same
+# A frame, then a task or the next frame, whichever comes first: timers never fire on a page
+# whose scripts are disabled, animation frames of an isolated world still do.
+NEXT_FRAME_JS = "new Promise(resolve => requestAnimationFrame(() => { setTimeout(resolve, 0); requestAnimationFrame(resolve); }))"
 
 _registered: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -172,37 +180,31 @@ class IsolatedWorld:
         """Resolve after the page's next animation frame and a task after it, timed from this
         world: a page that replaces ``requestAnimationFrame`` or ``setTimeout`` in its own world
         cannot stall or skip the wait. Raises PlaywrightError when the document goes meanwhile."""
-        answer = await self._cdp.send(
-            "Runtime.evaluate",
-            {"expression": NEXT_FRAME_JS, "uniqueContextId": await self._context_id(), "awaitPromise": True},
-        )
+        context = await self._context_id()
+        try:
+            answer = await self._cdp.send(
+                "Runtime.evaluate",
+                {"expression": NEXT_FRAME_JS, "uniqueContextId": context, "awaitPromise": True},
+            )
+        except PlaywrightError:
+            if self._context == context:  # gone before its event came: look it up next time
+                self._context = None
+            raise
         if "exceptionDetails" in answer:
             raise PlaywrightError("the frame wait failed in the isolated world")
 
     async def resolve(self, key: int, element_id: str) -> ElementHandle | None:
         """The live element kept under ``element_id`` by compile ``key``; None if gone."""
-        page = self._page()
-        if page is None or not ELEMENT_ID.fullmatch(element_id):
-            return None
-        await ensure_engine(page)
-        return await page.main_frame.query_selector(f"{ENGINE_NAME}={key}/{element_id}")
+        located = await self.locate(key, element_id)
+        return await located.element_handle(timeout=RESOLVE_MS) if located is not None else None
 
     async def locate(self, key: int, element_id: str) -> Locator | None:
-        """A locator for the live element kept under ``element_id`` by compile ``key``; None if
-        gone. Acting through a locator resolves the node inside Playwright's own action (no
-        element handle to adopt into the page's world: one round trip less per action)."""
+        """A locator for the element kept under ``element_id`` by compile ``key`` (None for a
+        malformed id). A click or fill through it resolves the node inside Playwright's own
+        action, no element handle to fetch and adopt first; a node that is gone fails the action
+        at once with ``NOT_CONNECTED``."""
         page = self._page()
-        if page is None or not ELEMENT_ID.fullmatch(element_id) or self._context is None:
-            return None
-        present = await self._cdp.send(
-            "Runtime.evaluate",
-            {
-                "expression": PRESENT_JS.format(key=key, id=element_id),
-                "uniqueContextId": self._context,
-                "returnByValue": True,
-            },
-        )
-        if present.get("result", {}).get("value") is not True:
+        if page is None or not ELEMENT_ID.fullmatch(element_id):
             return None
         await ensure_engine(page)
         return page.main_frame.locator(f"{ENGINE_NAME}={key}/{element_id}")

@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.browser import ActionError, Engine, EngineConfig
+from plasmate_nb.errors import ELEMENT_NOT_IN_DOM
 from tests.browser.conftest import attrs, eid, element
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=3, evaluate_timeout=3, settle_timeout=1)
@@ -241,5 +242,20 @@ async def test_settle_is_out_of_reach_of_a_page_that_steals_its_timers(engine, f
             await session.click(eid(session, "count"))
             assert element(session, html_id="count")["text"] == f"Clicked {n}"
         assert await session.evaluate("window.__stolen") == 0
+    finally:
+        await engine.close_session(session.id)
+
+
+async def test_an_element_that_leaves_during_the_action_is_not_in_the_dom(engine, fixture_server):
+    """The node the id named was there when the action began and left before its click landed:
+    the action answers at once that the element is not in the DOM (it does not wait out the
+    action timeout for a node that cannot come back), and the page keeps its last good state."""
+    session = await engine.open(f"{fixture_server}/browser/shy.html")
+    try:
+        shy = eid(session, "shy")
+        with pytest.raises(ActionError, match=f"^{ELEMENT_NOT_IN_DOM}$"):
+            await session.click(shy)
+        assert element(session, html_id="shy")["id"] == shy  # the last good SOM is kept
+        assert await session.evaluate("document.getElementById('shy')") is None
     finally:
         await engine.close_session(session.id)

@@ -376,6 +376,29 @@ async def test_one_changed_element_recompiles_incrementally(page, change):
         assert '"Changed"' in incremental.text
 
 
+@pytest.mark.parametrize("words", ["plain ascii", "é and 😀 (two UTF-16 units)"])
+async def test_an_incremental_parse_shares_every_element_it_did_not_change(page, words):
+    """The recompile's data takes over the last parse's objects for every element whose text did
+    not change, on either side of the change, also where JavaScript's UTF-16 offsets and
+    Python's character offsets differ; and it is the text's parse."""
+    items = "".join(
+        f"<section><h2>Heading {i} {words}</h2><p>Paragraph {i} {words}.</p>"
+        f'<button type="button">Button {i}</button></section>'
+        for i in range(40)
+    )
+    await page.set_content(f"<html><body><main>{items}</main></body></html>")
+    before = await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate("() => { document.querySelectorAll('h2')[20].textContent = 'Changed 😀'; }")
+    after = await compile_page(page, timeout=TIMEOUT_S)
+    assert after.stats["mode"] == "incremental"
+    assert after.data == json.loads(after.text)
+    old = {e["id"]: e for region in before.data["regions"] for e in region["elements"]}
+    new = [e for region in after.data["regions"] for e in region["elements"]]
+    kept = [e for e in new if e["id"] in old]
+    assert len(kept) == len(new) - 1  # all but the changed heading
+    assert all(e is old[e["id"]] for e in kept)
+
+
 async def test_a_stylesheet_change_falls_back_to_a_full_compile(page):
     await page.set_content(
         "<html><head><style>p { color: red }</style></head><body><main><p>One</p><p>Two</p></main></body></html>"

@@ -4,9 +4,14 @@ resolved ids still go through Playwright's real input."""
 
 from __future__ import annotations
 
-import pytest
+import asyncio
 
-from plasmate_nb.som import compile_page
+import pytest
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
+from plasmate_nb.som import compile_page, next_frame
+from plasmate_nb.som.world import NOT_CONNECTED
 from tests.som._helpers import TIMEOUT_S, by_html_id
 
 PAGE = "som/isolation.html"
@@ -107,26 +112,62 @@ async def test_ids_resolve_after_navigation_and_not_across_documents(page, fixtu
     assert handle is not None and await handle.get_attribute("id") == "save"
 
 
-async def test_a_located_id_acts_on_its_own_node_and_not_after_it_left(page, fixture_server):
+async def test_a_located_id_acts_on_its_own_node_and_fails_at_once_after_it_left(page, fixture_server):
     """Actions go through ``locate``: the locator reaches the node the compile kept (not the
-    decoy a patched Map would give), and an id whose node left the DOM, or whose compile was
-    disposed, or from another document, locates nothing."""
+    decoy a patched Map would give). Once that node left the DOM, or for an id the compile never
+    made, or a compile of another document, acting fails at once with the engine's own reason
+    (a locator would otherwise wait for a node that never comes back); a disposed compile and a
+    malformed id locate nothing."""
     await page.add_init_script(PATCHES["builtins"])
     await page.goto(f"{fixture_server}/{PAGE}")
     som = await compile_page(page, timeout=TIMEOUT_S)
-    save_id = by_html_id(som.data, "save")["id"]
+    save_id, email_id = by_html_id(som.data, "save")["id"], by_html_id(som.data, "email")["id"]
     located = await som.locate(save_id)
     assert located is not None
     await located.click(timeout=TIMEOUT_S * 1000)
     assert await page.get_attribute("#save", "data-clicked") == "yes"
     assert await page.get_attribute("#decoy", "data-clicked") is None
-    assert await som.locate("e_000000000000") is None
     assert await som.locate("not an id') || (1") is None
+
+    async def assert_gone(compiled, element_id: str) -> None:
+        located = await compiled.locate(element_id)
+        assert located is not None
+        with pytest.raises(PlaywrightError) as raised:
+            await located.click(timeout=TIMEOUT_S * 1000)
+        assert not isinstance(raised.value, PlaywrightTimeoutError)
+        assert NOT_CONNECTED in str(raised.value)
+        assert await compiled.resolve(element_id) is None
+
+    await assert_gone(som, "e_000000000000")
     await page.evaluate("document.getElementById('save').remove()")
-    assert await som.locate(save_id) is None
-    email_id = by_html_id(som.data, "email")["id"]
+    await assert_gone(som, save_id)
+    fresh = await compile_page(page, timeout=TIMEOUT_S)
     await som.dispose()
     assert await som.locate(email_id) is None
-    fresh = await compile_page(page, timeout=TIMEOUT_S)
     await page.goto(f"{fixture_server}/{PAGE}?again")
-    assert await fresh.locate(email_id) is None
+    newer = await compile_page(page, timeout=TIMEOUT_S)  # the new document's world is known
+    await assert_gone(fresh, email_id)  # its key has no map in this document
+    assert await newer.resolve(email_id) is not None
+
+
+async def test_the_frame_wait_is_out_of_reach_of_a_page_that_steals_its_timers(page, fixture_server):
+    """``next_frame`` (settle's wait) is served from the isolated world: it resolves although
+    the page replaced requestAnimationFrame and setTimeout, and the page is never asked."""
+    await page.goto(f"{fixture_server}/browser/frozen_clock.html")
+    for _ in range(3):
+        await asyncio.wait_for(next_frame(page), TIMEOUT_S)
+    assert await page.evaluate("window.__stolen") == 0
+
+
+async def test_the_frame_wait_ends_on_a_page_whose_scripts_are_disabled(browser):
+    """With JavaScript disabled no timer fires, in any world; the wait ends with the next frame
+    instead of running into settle's timeout on every action."""
+    context = await browser.new_context(java_script_enabled=False)
+    try:
+        page = await context.new_page()
+        await page.set_content("<html><body><h1>No scripts</h1><button>Go</button></body></html>")
+        await compile_page(page, timeout=TIMEOUT_S)
+        for _ in range(3):
+            await asyncio.wait_for(next_frame(page), TIMEOUT_S)
+    finally:
+        await context.close()
