@@ -108,39 +108,27 @@ class _Parser:
             i += 1
 
     def regions_at(self, i: int) -> tuple[list[Any], int]:
-        return self.list_at(i, lambda at: self.object_at(at, "elements"))
+        return self.list_at(i, self.region_item)
+
+    def region_item(self, i: int) -> tuple[list[Any], int]:
+        value, end = self.object_at(i, "elements")
+        return [value], end
 
     def elements_at(self, i: int) -> tuple[list[Any], int]:
         """A region's elements; whole runs of kept ones are taken over from the last parse."""
-        text = self.text
-        if text[i] != "[":
-            raise _Shape
-        i += 1
-        out: list[Any] = []
-        if text[i] == "]":
-            return self.close_list(out, i + 1)
-        while True:
-            taken = self.take_run(i)
-            if taken:
-                out += self.values[-taken:]
-                i = self.ends[-1]
-            else:
-                value, end = _scan(text, i)
-                self.starts.append(i)
-                self.ends.append(end)
-                self.values.append(value)
-                out.append(value)
-                i = end
-            mark = text[i]
-            if mark == "]":
-                return self.close_list(out, i + 1)
-            if mark != ",":
-                raise _Shape
-            i += 1
-
-    def close_list(self, out: list[Any], end: int) -> tuple[list[Any], int]:
+        out, end = self.list_at(i, self.element_items)
         self.list_ends.append(len(self.values))
         return out, end
+
+    def element_items(self, i: int) -> tuple[list[Any], int]:
+        taken = self.take_run(i)
+        if taken:
+            return self.values[-taken:], self.ends[-1]
+        value, end = _scan(self.text, i)
+        self.starts.append(i)
+        self.ends.append(end)
+        self.values.append(value)
+        return [value], end
 
     def take_run(self, i: int) -> int:
         """How many kept elements, starting with one at ``i``, follow each other in the same
@@ -171,7 +159,8 @@ class _Parser:
         self.values += old.values[first:stop]
         return stop - first
 
-    def list_at(self, i: int, item: Any) -> tuple[list[Any], int]:
+    def list_at(self, i: int, items: Callable[[int], tuple[list[Any], int]]) -> tuple[list[Any], int]:
+        """The list at ``i``; ``items`` reads one or more of its values from an index."""
         text = self.text
         if text[i] != "[":
             raise _Shape
@@ -180,8 +169,8 @@ class _Parser:
         if text[i] == "]":
             return out, i + 1
         while True:
-            value, i = item(i)
-            out.append(value)
+            values, i = items(i)
+            out += values
             mark = text[i]
             if mark == "]":
                 return out, i + 1
