@@ -5,9 +5,9 @@ page's globals or prototypes, so a page cannot tamper with the builtins it uses 
 change its id→node maps. One ``Runtime.evaluate`` per compile (one round trip) walks the live
 DOM and returns the canonical SOM JSON string by value; the id→node map stays in that world
 under a key chosen here and is reached through Playwright's content-script selector engine
-(``locate``: a Playwright locator, what actions use; ``resolve``: an ElementHandle). ``dispose`` costs no round trip: it
-forgets the map here at once and the world drops it with the next compile, or with the
-document. Nothing is written into the DOM or onto the page's ``window``.
+(``locate``: a Playwright locator, what actions use; ``resolve``: an ElementHandle).
+``dispose`` costs no round trip: it forgets the map here at once and the world drops it with
+the next compile, or with the document. Nothing is written into the DOM or onto the page's ``window``.
 
 The compiler object is installed once per document in that world and called again for
 every compile: reusing the same function objects lets V8 keep their optimized code (a fresh
@@ -113,6 +113,8 @@ TEXT_JS = f"globalThis.{WORLD_GLOBAL} === undefined ? null : globalThis.{WORLD_G
 # Incremental recompiles (docs/contract.md#incremental-compile) unless a caller asks otherwise.
 INCREMENTAL_DEFAULT = True
 
+# ``resolve``'s bound: the engine answers at once, found or not.
+RESOLVE_MS = 5000
 # Used when the caller gives no timeout: the walk stops itself after this long.
 DEFAULT_BUDGET_S = 30.0
 
@@ -139,16 +141,16 @@ class CompiledSom:
 
     async def resolve(self, element_id: str) -> ElementHandle | None:
         """The live element behind ``element_id``; None if unknown or no longer connected."""
-        if not isinstance(element_id, str) or self.disposed:
-            return None
+        located = await self.locate(element_id)
         try:
-            return await self.store.resolve(self.key, element_id)
-        except PlaywrightError:
+            return await located.element_handle(timeout=RESOLVE_MS) if located is not None else None
+        except PlaywrightError:  # NOT_CONNECTED: the engine found no node for the id
             return None
 
     async def locate(self, element_id: str) -> Locator | None:
-        """A locator for the live element behind ``element_id`` (what actions use); None if
-        unknown or no longer connected."""
+        """A locator for the element behind ``element_id`` (what actions use); None for a
+        malformed id or a disposed compile. Acting on a node that is gone fails at once with
+        ``NOT_CONNECTED`` (``world.py``)."""
         if not isinstance(element_id, str) or self.disposed:
             return None
         try:

@@ -26,7 +26,7 @@ import re
 import weakref
 from typing import Any
 
-from playwright.async_api import CDPSession, ElementHandle, Locator, Page
+from playwright.async_api import CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.som.parse import ParsedSom
@@ -58,10 +58,12 @@ ENGINE_SOURCE = (
     " queryAll(root, body) { const n = this.query(root, body); return n ? [n] : []; } }"
 )
 
-RESOLVE_MS = 5000  # the engine answers at once, found or not; bounded all the same
 # A frame, then a task or the next frame, whichever comes first: timers never fire on a page
 # whose scripts are disabled, animation frames of an isolated world still do.
-NEXT_FRAME_JS = "new Promise(resolve => requestAnimationFrame(() => { setTimeout(resolve, 0); requestAnimationFrame(resolve); }))"
+NEXT_FRAME_JS = (
+    "new Promise(resolve => requestAnimationFrame(() => {"
+    " setTimeout(resolve, 0); requestAnimationFrame(resolve); }))"
+)
 
 _registered: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -177,9 +179,10 @@ class IsolatedWorld:
         raise PlaywrightError("the isolated world kept vanishing")
 
     async def next_frame(self) -> None:
-        """Resolve after the page's next animation frame and a task after it, timed from this
-        world: a page that replaces ``requestAnimationFrame`` or ``setTimeout`` in its own world
-        cannot stall or skip the wait. Raises PlaywrightError when the document goes meanwhile."""
+        """Resolve after the page's next animation frame, then a task or the frame after it
+        (``NEXT_FRAME_JS``), timed from this world: a page that replaces ``requestAnimationFrame``
+        or ``setTimeout`` in its own world cannot stall or skip the wait. Raises PlaywrightError
+        when the document goes meanwhile."""
         context = await self._context_id()
         try:
             answer = await self._cdp.send(
@@ -192,11 +195,6 @@ class IsolatedWorld:
             raise
         if "exceptionDetails" in answer:
             raise PlaywrightError("the frame wait failed in the isolated world")
-
-    async def resolve(self, key: int, element_id: str) -> ElementHandle | None:
-        """The live element kept under ``element_id`` by compile ``key``; None if gone."""
-        located = await self.locate(key, element_id)
-        return await located.element_handle(timeout=RESOLVE_MS) if located is not None else None
 
     async def locate(self, key: int, element_id: str) -> Locator | None:
         """A locator for the element kept under ``element_id`` by compile ``key`` (None for a
