@@ -2013,11 +2013,13 @@
     else s.incremental++;
   }
 
-  // html_bytes, kept per element with the epoch it was measured at: an element no mutation
-  // marked since counts what it counted then; a marked one adds its own tags (serialised from a
-  // copy in an inert document, so no custom-element code runs) to its children's counts. Text
-  // is counted as the HTML serialiser escapes it; raw-text elements and templates (whose
-  // content no observer sees) are serialised whole.
+  // html_bytes of an incremental compile, kept per element with the epoch it was measured at:
+  // an element no mutation marked since counts what it counted then; one never marked since the
+  // last full compile is serialised whole by native code (measured on demand: a full compile
+  // keeps only the document's total); a marked one adds its own tags (serialised from a copy in an
+  // inert document, so no custom-element code runs) to its children's counts. Text is counted
+  // as the HTML serialiser escapes it; raw-text elements and templates (whose content no
+  // observer sees) are serialised whole.
   const RAW_TEXT = { __proto__: null, style: 1, script: 1, xmp: 1, iframe: 1, noembed: 1, noframes: 1, plaintext: 1, noscript: 1, template: 1 };
   const VOID = { __proto__: null, area: 1, base: 1, br: 1, col: 1, embed: 1, hr: 1, img: 1, input: 1, link: 1, meta: 1, source: 1, track: 1, wbr: 1, basefont: 1, bgsound: 1, frame: 1, keygen: 1, param: 1 };
   const HTML_NS = "http://www.w3.org/1999/xhtml";
@@ -2045,7 +2047,7 @@
       if (d === undefined || d <= cached[0]) return cached[1];
     }
     let n = -1;
-    if (!(el.namespaceURI === HTML_NS && RAW_TEXT[el.localName] === 1)) {
+    if (state.dirtyAt.get(el) !== undefined && !(el.namespaceURI === HTML_NS && RAW_TEXT[el.localName] === 1)) {
       try { n = tagBytes(el); } catch (e) { n = -1; } // an attribute a copy cannot take: serialise whole
     }
     if (n < 0) n = byteLength(el.outerHTML);
@@ -2097,7 +2099,12 @@
     regionsJson += "]";
     let htmlBytes = 0;
     try {
-      htmlBytes = state !== null ? htmlBytesOf(document.documentElement) : byteLength(document.documentElement.outerHTML);
+      const root = document.documentElement;
+      if (incremental) htmlBytes = htmlBytesOf(root);
+      else {
+        htmlBytes = byteLength(root.outerHTML);
+        if (state !== null) state.html.set(root, [state.epoch, htmlBytes]);
+      }
     } catch (e) {
       htmlBytes = 0;
     }
