@@ -1655,7 +1655,7 @@
     if (c.s !== null) return c.s;
     const s = {
       doc: null, observer: null, pending: [], overflow: false, valid: false, epoch: 0,
-      memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(),
+      memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
       style: null, flags: null, html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
@@ -1937,6 +1937,7 @@
       } else { // a child list: like a changed element, unless it adds or removes what labels read
         for (let j = 0; j < r.addedNodes.length; j++) if (touchesRefs(r.addedNodes[j])) return false;
         for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
+        for (let j = 0; j < r.addedNodes.length; j++) state.insertedAt.set(r.addedNodes[j], state.epoch);
         if (!elementChanged(t, flags)) return false;
       }
     }
@@ -1983,6 +1984,7 @@
     s.memos = new WeakMap();
     s.dirtyAt = new WeakMap();
     s.deepAt = new WeakMap();
+    s.insertedAt = new WeakMap();
     s.refs = new WeakSet();
     s.refPath = new WeakSet();
     s.refIds = { __proto__: null };
@@ -2013,15 +2015,19 @@
     else s.incremental++;
   }
 
-  // html_bytes of an incremental compile, kept per element with the epoch it was measured at:
-  // an element no mutation marked since counts what it counted then; one never marked since the
-  // last full compile is serialised whole by native code (measured on demand: a full compile
-  // keeps only the document's total); a marked one adds its own tags (serialised from a copy in an
-  // inert document, so no custom-element code runs) to its children's counts. Text is counted
-  // as the HTML serialiser escapes it; raw-text elements and templates (whose content no
-  // observer sees) are serialised whole.
-  const RAW_TEXT = { __proto__: null, style: 1, script: 1, xmp: 1, iframe: 1, noembed: 1, noframes: 1, plaintext: 1, noscript: 1, template: 1 };
-  const VOID = { __proto__: null, area: 1, base: 1, br: 1, col: 1, embed: 1, hr: 1, img: 1, input: 1, link: 1, meta: 1, source: 1, track: 1, wbr: 1, basefont: 1, bgsound: 1, frame: 1, keygen: 1, param: 1 };
+  // html_bytes of an incremental compile of an HTML document, kept per element with the epoch it
+  // was measured at: an element no mutation marked since counts what it counted then; one never
+  // marked since the last full compile is serialised whole by native code (measured on demand: a
+  // full compile keeps only the document's total); a marked one adds its own tags (serialised from
+  // a shallow copy in an inert document, so no custom-element code runs) to its children's counts.
+  // Text is counted as the HTML serialiser escapes it. Serialised whole: raw-text elements (their
+  // text is not escaped), templates (whose content no observer sees) and void elements (their tags
+  // are all of them).
+  const WHOLE = {
+    __proto__: null, style: 1, script: 1, xmp: 1, iframe: 1, noembed: 1, noframes: 1, plaintext: 1, noscript: 1, template: 1,
+    area: 1, base: 1, br: 1, col: 1, embed: 1, hr: 1, img: 1, input: 1, link: 1, meta: 1, source: 1, track: 1, wbr: 1,
+    basefont: 1, bgsound: 1, frame: 1, keygen: 1, param: 1,
+  };
   const HTML_NS = "http://www.w3.org/1999/xhtml";
   function textBytes(data) {
     let extra = 0;
@@ -2033,35 +2039,31 @@
     }
     return utf8Length(data) + extra;
   }
-  function tagBytes(el) {
+  function ownTags(el) {
     if (state.spare === null) state.spare = document.implementation.createHTMLDocument("");
-    const copy = el.namespaceURI === HTML_NS ? state.spare.createElement(el.localName) : state.spare.createElementNS(el.namespaceURI, el.tagName);
-    const attrs = el.attributes;
-    for (let i = 0; i < attrs.length; i++) copy.setAttributeNS(attrs[i].namespaceURI, attrs[i].name, attrs[i].value);
-    return byteLength(copy.outerHTML);
+    return byteLength(state.spare.importNode(el, false).outerHTML);
   }
-  function htmlBytesOf(el) {
+  // `since`: the latest epoch the element or an ancestor was inserted at. A subtree may change
+  // while detached, where no observer sees it, so no size measured before it is trusted.
+  function htmlBytesOf(el, since) {
+    const inserted = state.insertedAt.get(el);
+    if (inserted !== undefined && inserted > since) since = inserted;
     const cached = state.html.get(el);
-    if (cached !== undefined) {
-      const d = state.dirtyAt.get(el);
-      if (d === undefined || d <= cached[0]) return cached[1];
-    }
+    const marked = state.dirtyAt.get(el);
+    if (cached !== undefined && cached[0] >= since && (marked === undefined || marked <= cached[0])) return cached[1];
     let n = -1;
-    if (state.dirtyAt.get(el) !== undefined && !(el.namespaceURI === HTML_NS && RAW_TEXT[el.localName] === 1)) {
-      try { n = tagBytes(el); } catch (e) { n = -1; } // an attribute a copy cannot take: serialise whole
-    }
-    if (n < 0) n = byteLength(el.outerHTML);
-    else {
-      if (!(el.namespaceURI === HTML_NS && VOID[el.localName] === 1)) {
-        for (let k = el.firstChild; k !== null; k = k.nextSibling) {
-          const t = k.nodeType;
-          if (t === 1) n += htmlBytesOf(k);
-          else if (t === 3) n += textBytes(k.data);
-          else if (t === 8) n += 7 + utf8Length(k.data);
-          else if (t === 7) n += 3 + utf8Length(k.target) + 1 + utf8Length(k.data); // <?target data>
-        }
+    if (marked !== undefined && !(el.namespaceURI === HTML_NS && WHOLE[el.localName] === 1)) {
+      n = ownTags(el);
+      for (let k = el.firstChild; k !== null && n >= 0; k = k.nextSibling) {
+        const t = k.nodeType;
+        if (t === 1) n += htmlBytesOf(k, since);
+        else if (t === 3) n += textBytes(k.data);
+        else if (t === 8) n += 7 + utf8Length(k.data); // <!--data-->
+        else if (t === 7) n += 5 + utf8Length(k.target) + utf8Length(k.data); // <?target data?>
+        else n = -1; // anything else (a CDATA section adopted from XML): measured whole below
       }
     }
+    if (n < 0) n = byteLength(el.outerHTML);
     state.html.set(el, [state.epoch, n]);
     return n;
   }
@@ -2100,7 +2102,7 @@
     let htmlBytes = 0;
     try {
       const root = document.documentElement;
-      if (incremental) htmlBytes = htmlBytesOf(root);
+      if (incremental && document instanceof HTMLDocument) htmlBytes = htmlBytesOf(root, 0); // XML serialises otherwise
       else {
         htmlBytes = byteLength(root.outerHTML);
         if (state !== null) state.html.set(root, [state.epoch, htmlBytes]);

@@ -465,3 +465,77 @@ async def test_changes_that_reach_beyond_their_element(page, case):
     full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
     assert after.text == full.text
     assert after.text != again.text
+
+
+# ---- meta.html_bytes: what the HTML serialiser writes, element by element
+
+SERIALISED_BYTES_JS = "() => new TextEncoder().encode(document.documentElement.outerHTML).length"
+PI_JS = "() => { document.querySelector('p').append(document.createProcessingInstruction('pi', 'é data')); }"
+CDATA_JS = """() => {
+  const xml = new DOMParser().parseFromString('<r><![CDATA[a < b & c]]></r>', 'application/xml');
+  document.querySelector('p').append(document.adoptNode(xml.documentElement.firstChild));
+}"""
+
+HTML_BYTES = {
+    # (body, steps): each step runs in its own task, then the page compiles incrementally.
+    "processing instruction": ("<main><p>Text</p></main>", [PI_JS]),
+    "CDATA section": ("<main><p>Text</p></main>", [CDATA_JS]),
+    "prefixed element": (
+        "<main><p>Text</p></main>",
+        [
+            "() => { const e = document.createElementNS('http://www.w3.org/1999/xhtml', 'x:note'); e.textContent = 'n'; document.querySelector('p').append(e); }",
+            "() => { document.querySelector('p').lastChild.setAttribute('title', 'marked'); }",
+        ],
+    ),
+    "customized built-in": (
+        "<script>customElements.define('fancy-button', class extends HTMLButtonElement {}, { extends: 'button' });</script>"
+        "<main><p>Text</p></main>",
+        [
+            "() => { const b = document.createElement('button', { is: 'fancy-button' }); b.textContent = 'Go'; document.querySelector('p').append(b); }",
+            "() => { document.querySelector('button').setAttribute('title', 'marked'); }",
+        ],
+    ),
+    "subtree changed while detached": (
+        "<main><section><div><p>Deep <b>bold</b></p></div></section><aside><span>Side</span></aside></main>",
+        [
+            # Measure the path down to <b>, then detach its <div> and change <b> where no observer
+            # sees it, then put the <div> back elsewhere and change something beside it.
+            "() => { document.querySelector('b').title = 'measured'; }",
+            "() => { window.kept = document.querySelector('section div'); window.kept.remove(); }",
+            "() => { window.kept.querySelector('b').setAttribute('data-note', 'written while detached'); }",
+            "() => { document.querySelector('aside').append(window.kept); }",
+            "() => { document.querySelector('aside span').title = 'beside'; }",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HTML_BYTES))
+async def test_html_bytes_of_an_incremental_compile_are_what_the_serialiser_writes(page, case):
+    body, steps = HTML_BYTES[case]
+    await page.set_content(f"<html><head></head><body>{body}</body></html>")
+    await compile_page(page, timeout=TIMEOUT_S)
+    for step in steps:
+        await page.evaluate(step)
+        after = await compile_page(page, timeout=TIMEOUT_S)
+        assert after.stats["mode"] == "incremental", step
+        native = await page.evaluate(SERIALISED_BYTES_JS)
+        assert after.data["meta"]["html_bytes"] == native, step
+        assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+
+
+async def test_html_bytes_of_an_xhtml_document_are_its_xml_serialisation(page, fixture_server):
+    xhtml = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>X</title></head>'
+        "<body><main><p>Line<br/>break</p></main></body></html>"
+    )
+    await page.route(
+        "**/page.xhtml", lambda route: route.fulfill(body=xhtml, content_type="application/xhtml+xml")
+    )
+    await page.goto(f"{fixture_server}/page.xhtml")
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate("() => { document.querySelector('p').title = 'marked'; }")
+    after = await compile_page(page, timeout=TIMEOUT_S)
+    assert after.stats["mode"] == "incremental"
+    native = await page.evaluate(SERIALISED_BYTES_JS)
+    assert after.data["meta"]["html_bytes"] == native
