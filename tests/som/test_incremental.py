@@ -2,7 +2,8 @@
 compile of the same DOM: generated pages (landmarks, forms, labels, lists, tables, shadow
 hosts, enough links and paragraphs to hit the budgets) go through random mutation scripts
 (nodes inserted, removed and moved, text, attributes incl. id/for/hidden/style/class/role/aria-*,
-live control state, details, CSS rules), and after every step the incremental compile equals
+live control state, details, CSS rules, processing instructions, nodes taken out, changed while
+detached and put back), and after every step the incremental compile equals
 a full compile that neither reads nor writes the kept record. A compiler whose ids keep one
 hex digit of the hash (collisions everywhere) shows collision suffixes stay exact too."""
 
@@ -206,6 +207,11 @@ OPS = st.one_of(
     st.tuples(st.just("details"), st.integers(0, 400), st.just(0), st.just("")),
     st.tuples(st.just("css"), st.just(0), st.integers(0, len(CSS_RULES) - 1), st.just("")),
     st.tuples(st.just("shadow"), st.integers(0, 400), st.integers(0, 40), WORDS),
+    st.tuples(st.just("park"), st.integers(0, 400), st.just(0), st.just("")),
+    st.tuples(st.just("park"), st.integers(0, 400), st.just(0), st.just("")),
+    st.tuples(st.just("unpark"), st.integers(0, 400), ATTR_INDEX, WORDS),
+    st.tuples(st.just("unpark"), st.integers(0, 400), ATTR_INDEX, WORDS),
+    st.tuples(st.just("pi"), st.integers(0, 400), st.just(0), WORDS),
 )
 # Steps: each a short script of mutations (a single action can change several things).
 STEPS = st.lists(st.lists(OPS, min_size=1, max_size=3), min_size=1, max_size=5)
@@ -225,7 +231,19 @@ MUTATE_JS = """([ops, attrs, fragments, rules]) => {
     for (const h of document.querySelectorAll('.host')) if (h.shadowRoot) list.push(...h.shadowRoot.querySelectorAll('*'));
     return list;
   };
+  // Nodes taken out of the document: a later step changes one (another task: no observer sees
+  // it) and puts it back.
+  const parked = document.parked || (document.parked = []);
   for (const [kind, i, j, s] of ops) {
+    if (kind === 'unpark') {
+      if (parked.length === 0) continue;
+      const p = parked.splice(i % parked.length, 1)[0];
+      const t = i % 3 === 0 ? p : p.querySelector('*') || p;
+      if (i % 2 === 0) t.setAttribute(attrs[j][0], attrs[j][1]); else t.append(s || 'more');
+      const at = all();
+      if (at.length === 0) document.body.append(p); else at[j % at.length].after(p);
+      continue;
+    }
     // Half the ops pick among the generated blocks, not the bulk of budgeted links and paragraphs.
     const every = all();
     const some = every.filter((e) => !e.classList.contains('bulk'));
@@ -236,6 +254,8 @@ MUTATE_JS = """([ops, attrs, fragments, rules]) => {
       const t = [...el.childNodes].find((n) => n.nodeType === 3);
       if (t) t.data = s; else el.append(s);
     } else if (kind === 'remove') el.remove();
+    else if (kind === 'park') { el.remove(); parked.push(el); }
+    else if (kind === 'pi') el.append(document.createProcessingInstruction('pi', s));
     else if (kind === 'insert') {
       const tmp = document.createElement('template');
       tmp.innerHTML = fragments[j % fragments.length];
