@@ -684,8 +684,16 @@
   // The label index of `scope`: `fors` (reference by_for) and, D8, `wrapped`: the first
   // labelable descendant of a <label> without `for` when that control has no id, with the
   // label's text (the accessible name a browser computes; the reference gives it none).
+  // Kept between a document's compiles: whatever could change it (a label, its ancestors, a
+  // control inside one, a `for` or `id`) means a full compile, which starts a fresh record.
   function labelIndex(scope) {
     if (scope.fors !== null) return scope;
+    const kept = state === null ? undefined : state.labels.get(scope.root);
+    if (kept !== undefined) {
+      scope.fors = kept.fors;
+      scope.wrapped = kept.wrapped;
+      return scope;
+    }
     const fors = { __proto__: null };
     const wrapped = useMap ? new NativeMap() : null;
     const labels = scope.root.querySelectorAll("label");
@@ -719,6 +727,7 @@
     if (state !== null) for (let i = 0; i < labels.length; i++) addRef(labels[i]);
     scope.fors = fors;
     scope.wrapped = wrapped;
+    if (state !== null) state.labels.set(scope.root, { fors, wrapped });
     return scope;
   }
   function byForText(scope, id) {
@@ -1655,7 +1664,7 @@
     if (c.s !== null) return c.s;
     const s = {
       doc: null, observer: null, pending: [], overflow: false, valid: false, epoch: 0,
-      memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(),
+      memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
       style: null, flags: null, html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
@@ -1985,6 +1994,7 @@
     s.dirtyAt = new WeakMap();
     s.deepAt = new WeakMap();
     s.insertedAt = new WeakMap();
+    s.labels = new WeakMap();
     s.refs = new WeakSet();
     s.refPath = new WeakSet();
     s.refIds = { __proto__: null };
@@ -2054,10 +2064,20 @@
     let n = -1;
     if (marked !== undefined && !(el.namespaceURI === HTML_NS && WHOLE[el.localName] === 1)) {
       n = ownTags(el);
+      let high = false; // the last child was text ending in a lone high surrogate
       for (let k = el.firstChild; k !== null && n >= 0; k = k.nextSibling) {
         const t = k.nodeType;
+        if (t === 3) {
+          const d = k.data;
+          if (d.length === 0) continue;
+          // Adjacent text serialises as one string: two halves of a pair are 4 bytes, not 3 + 3.
+          if (high && isLow(d.charCodeAt(0))) n -= 2;
+          n += textBytes(d);
+          high = isHigh(d.charCodeAt(d.length - 1));
+          continue;
+        }
+        high = false;
         if (t === 1) n += htmlBytesOf(k, since);
-        else if (t === 3) n += textBytes(k.data);
         else if (t === 8) n += 7 + utf8Length(k.data); // <!--data-->
         else if (t === 7) n += 5 + utf8Length(k.target) + utf8Length(k.data); // <?target data?>
         else n = -1; // anything else (a CDATA section adopted from XML): measured whole below

@@ -231,8 +231,8 @@ MUTATE_JS = """([ops, attrs, fragments, rules]) => {
     for (const h of document.querySelectorAll('.host')) if (h.shadowRoot) list.push(...h.shadowRoot.querySelectorAll('*'));
     return list;
   };
-  // Nodes taken out of the document: a later step changes one (another task: no observer sees
-  // it) and puts it back.
+  // Nodes taken out of the document: a later op changes one and puts it back; when that op runs
+  // in a later step (another task), no observer sees the change.
   const parked = document.parked || (document.parked = []);
   for (const [kind, i, j, s] of ops) {
     if (kind === 'unpark') {
@@ -241,7 +241,7 @@ MUTATE_JS = """([ops, attrs, fragments, rules]) => {
       const t = i % 3 === 0 ? p : p.querySelector('*') || p;
       if (i % 2 === 0) t.setAttribute(attrs[j][0], attrs[j][1]); else t.append(s || 'more');
       const at = all();
-      if (at.length === 0) document.body.append(p); else at[j % at.length].after(p);
+      if (at.length === 0) document.body.append(p); else at[(i * 41 + j) % at.length].after(p);
       continue;
     }
     // Half the ops pick among the generated blocks, not the bulk of budgeted links and paragraphs.
@@ -300,6 +300,7 @@ IN_BROWSER: dict = {
 async def test_incremental_equals_full_after_every_mutation(page, html, steps):
     await page.set_content(html)
     await page.evaluate(ATTACH_JS)
+    await page.evaluate("() => { document.parked = []; }")  # set_content keeps the Document
     first = await compile_page(page, timeout=TIMEOUT_S)
     assert first.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
     before = first.stats
@@ -500,6 +501,14 @@ HTML_BYTES = {
     # (body, steps): each step runs in its own task, then the page compiles incrementally.
     "processing instruction": ("<main><p>Text</p></main>", [PI_JS]),
     "CDATA section": ("<main><p>Text</p></main>", [CDATA_JS]),
+    "surrogate pair split across text nodes": (
+        "<main><p>Text</p></main>",
+        [
+            "() => { const p = document.querySelector('p'); p.append('\\ud83d'); p.append('\\ude00'); }",
+            "() => { const p = document.querySelector('p'); p.append('\\ud83d', '', '\\ude00!'); }",
+            "() => { document.querySelector('p').title = 'marked'; }",
+        ],
+    ),
     "prefixed element": (
         "<main><p>Text</p></main>",
         [
@@ -559,3 +568,4 @@ async def test_html_bytes_of_an_xhtml_document_are_its_xml_serialisation(page, f
     assert after.stats["mode"] == "incremental"
     native = await page.evaluate(SERIALISED_BYTES_JS)
     assert after.data["meta"]["html_bytes"] == native
+    assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
