@@ -1944,9 +1944,11 @@
         if (name === "id" || name === "for" || name === "slot") return false;
         if (!elementChanged(t, flags)) return false;
       } else { // a child list: like a changed element, unless it adds or removes what labels read
-        for (let j = 0; j < r.addedNodes.length; j++) if (touchesRefs(r.addedNodes[j])) return false;
+        for (let j = 0; j < r.addedNodes.length; j++) {
+          if (touchesRefs(r.addedNodes[j])) return false;
+          state.insertedAt.set(r.addedNodes[j], state.epoch);
+        }
         for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
-        for (let j = 0; j < r.addedNodes.length; j++) state.insertedAt.set(r.addedNodes[j], state.epoch);
         if (!elementChanged(t, flags)) return false;
       }
     }
@@ -2064,24 +2066,19 @@
     let n = -1;
     if (marked !== undefined && !(el.namespaceURI === HTML_NS && WHOLE[el.localName] === 1)) {
       n = ownTags(el);
-      let high = false; // the last child was text ending in a lone high surrogate
+      // Adjacent text nodes serialise as one string: a pair split between them is one character.
+      let text = "";
       for (let k = el.firstChild; k !== null && n >= 0; k = k.nextSibling) {
         const t = k.nodeType;
-        if (t === 3) {
-          const d = k.data;
-          if (d.length === 0) continue;
-          // Adjacent text serialises as one string: two halves of a pair are 4 bytes, not 3 + 3.
-          if (high && isLow(d.charCodeAt(0))) n -= 2;
-          n += textBytes(d);
-          high = isHigh(d.charCodeAt(d.length - 1));
-          continue;
-        }
-        high = false;
+        if (t === 3) { text += k.data; continue; }
+        n += textBytes(text);
+        text = "";
         if (t === 1) n += htmlBytesOf(k, since);
         else if (t === 8) n += 7 + utf8Length(k.data); // <!--data-->
         else if (t === 7) n += 5 + utf8Length(k.target) + utf8Length(k.data); // <?target data?>
         else n = -1; // anything else (a CDATA section adopted from XML): measured whole below
       }
+      if (n >= 0) n += textBytes(text);
     }
     if (n < 0) n = byteLength(el.outerHTML);
     state.html.set(el, [state.epoch, n]);
