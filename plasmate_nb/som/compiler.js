@@ -1,9 +1,10 @@
 // plasmate_nb in-page SOM compiler (SOM "0.1", Plasmate-compatible shape).
 //
-// Run as `page.evaluate_handle(source, budgetMs)`. Walks the LIVE DOM once and returns
-// `{json: <canonical SOM JSON string>, nodes: Map<somId, Node>}` (or `{json: null,
-// error: <fixed code>}`). Nothing is written into the DOM or onto `window`: the Map lives
-// only in the returned object, reachable through the caller's JSHandle.
+// `compileSom(budgetMs, cache, forceFull)`, called in an isolated world by compiler.py's
+// factory, walks the LIVE DOM once and returns `{json: <canonical SOM JSON string>, nodes:
+// Map<somId, Node>}` when `cache` is null, `{parts, meta, nodes, stats}` when it keeps a record
+// in `cache` for incremental compiles (the text is the parts joined, then meta), or `{json:
+// null, error: <fixed code>}`. Nothing is written into the DOM or onto `window`.
 //
 // Hostile pages: the page's own scripts ran before us and may have replaced globals.
 // We never call JSON.stringify or Array.prototype methods (JSON is built by hand, arrays
@@ -853,7 +854,7 @@
 
   // ---- element construction (docs/contract.md#elements-roles-and-actions)
   function newElement(id, role, text) {
-    return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null, json: null, jc: 0, ji: 0 };
+    return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null, json: null, jb: -1, jc: 0, ji: 0 };
   }
   function resolveLabel(el, tag, text, scope) {
     const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope)
@@ -1607,7 +1608,7 @@
     const startElements = counts.elements;
     const startInteractive = counts.interactive;
     const json = elementJsonFresh(e);
-    if (e.json === null) { e.json = json; e.jc = counts.elements - startElements; e.ji = counts.interactive - startInteractive; }
+    if (e.json === null) { e.json = json; e.jb = -1; e.jc = counts.elements - startElements; e.ji = counts.interactive - startInteractive; }
     return json;
   }
   function elementJsonFresh(e) {
@@ -1629,11 +1630,25 @@
     for (let i = 0; i < list.length; i++) s += (i ? "," : "") + elementJson(list[i]);
     return s + "]";
   }
-  function regionJson(r) {
+  // A region as parts of the SOM text: its header, its elements' (cached) JSON, separators. When
+  // recording, returns their UTF-8 byte count (each element's kept with its cached JSON), so an
+  // incremental compile never builds, nor scans, the whole text.
+  function regionParts(r, parts) {
     let s = '{"id":' + q(r.id) + ',"role":"' + r.role + '"';
     if (r.label !== null) s += ',"label":' + q(r.label);
     if (r.form !== null) s += r.form;
-    return s + ',"elements":' + elementsJson(r.elements) + "}";
+    s += ',"elements":[';
+    add(parts, s);
+    let bytes = recording ? byteLength(s) + 2 : 0;
+    const list = r.elements;
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0) add(parts, ",");
+      const e = list[i];
+      add(parts, elementJson(e));
+      if (recording) bytes += (e.jb >= 0 ? e.jb : (e.jb = byteLength(e.json))) + (i > 0 ? 1 : 0);
+    }
+    add(parts, "]}");
+    return bytes;
   }
   function pageTitle() {
     const titles = document.querySelectorAll("title");
@@ -2109,13 +2124,16 @@
       collectRegions(body, "0", region.elements, false, makeScope(body), false);
       if (region.elements.length > 0) finishRegion(region);
     }
-    let regionsJson = "[";
+    const parts = [];
+    add(parts, '{"som_version":"0.1","url":' + q(url) + ',"title":' + q(title) + ',"lang":' + q(lang) + ',"regions":[');
+    let partBytes = recording ? byteLength(parts[0]) + 1 : 0; // with the closing "]"
     let written = 0;
     for (let i = 0; i < regions.length; i++) {
       if (regions[i].elements.length === 0) continue;
-      regionsJson += (written++ ? "," : "") + regionJson(regions[i]);
+      if (written++ > 0) { add(parts, ","); partBytes++; }
+      partBytes += regionParts(regions[i], parts);
     }
-    regionsJson += "]";
+    add(parts, "]");
     let htmlBytes = 0;
     try {
       const root = document.documentElement;
@@ -2128,17 +2146,18 @@
       htmlBytes = 0;
     }
     const data = structuredData();
-    const head = '{"som_version":"0.1","url":' + q(url) + ',"title":' + q(title) + ',"lang":' + q(lang) +
-      ',"regions":' + regionsJson + ',"meta":{"html_bytes":' + htmlBytes + ',"som_bytes":';
+    const metaHead = ',"meta":{"html_bytes":' + htmlBytes + ',"som_bytes":';
     const tail = ',"element_count":' + counts.elements + ',"interactive_count":' + counts.interactive + "}" +
       (data === null ? "" : ',"structured_data":' + data) + "}";
-    const somBytes = byteLength(head) + 1 + byteLength(tail);
-    let counted = null;
-    if (state !== null) {
-      remember(!incremental, stats.rootsBefore, stats.view, stats.active, stats.undef, stats.style, url);
-      counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
+    if (!recording) {
+      const head = joinList(parts, "") + metaHead;
+      return { json: head + (byteLength(head) + 1 + byteLength(tail)) + tail, nodes, stats: null };
     }
-    return { json: head + somBytes + tail, nodes, stats: counted };
+    remember(!incremental, stats.rootsBefore, stats.view, stats.active, stats.undef, stats.style, url);
+    const counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
+    // The text is parts, then meta (whose byte counts change with any length change).
+    const meta = metaHead + (partBytes + byteLength(metaHead) + 1 + byteLength(tail)) + tail;
+    return { parts, meta, nodes, stats: counted };
   } catch (e) {
     if (state !== null) {
       state.valid = false;

@@ -35,17 +35,19 @@ COMPILER_SOURCE: str = resources.files(__package__).joinpath("compiler.js").read
 def factory_js(source: str) -> str:
     """A function source that returns the compiler object for ``source`` (compiler.js).
 
-    ``run(budgetMs, key, drops, incremental)`` first drops the maps of disposed compiles
+    ``run(budgetMs, key, drops, incremental, have)`` first drops the maps of disposed compiles
     (``drops``), then compiles (replaying what the last compile of this document recorded
     when ``incremental``; otherwise a full walk that leaves that record alone), keeps the
-    node map under ``key`` and returns ``{json, stats}``, or ``{error}`` with a fixed code.
-    ``resolve(key, id, drops)`` looks ``id`` up in a kept map.
+    node map under ``key`` and returns ``{json, stats}``, or, when the caller holds the text of
+    the last incremental-capable compile (its key is ``have``), ``{delta, base, cut, length,
+    stats}``; ``{error}`` with a fixed code. ``text(key)`` is the whole text of that compile
+    again; ``resolve(key, id, drops)`` looks ``id`` up in a kept map.
     """
     return (
         "() => { const compile = " + source + ";\n"
         "const kept = { __proto__: null };\n"
         "const cache = { s: null };\n"
-        "let lastKey = 0, lastText = null;\n"
+        "let lastKey = 0, last = null;\n"
         + DELTA_JS
         + "const drop = (keys) => { for (let i = 0; i < keys.length; i++) delete kept[keys[i]]; };\n"
         "return {\n"
@@ -54,15 +56,19 @@ def factory_js(source: str) -> str:
         "    const r = compile(budgetMs, incremental ? cache : null, false);\n"
         "    if (r && typeof r.json === 'string') {\n"
         "      kept[key] = r.nodes;\n"
-        "      if (!incremental) return { json: r.json, stats: r.stats };\n"
-        "      const base = have === lastKey ? lastText : null;\n"
-        "      lastKey = key; lastText = r.json;\n"
-        "      if (base === null) return { json: r.json, stats: r.stats };\n"
-        "      return { delta: delta(base, r.json), base: have, length: r.json.length, stats: r.stats };\n"
+        "      return { json: r.json, stats: r.stats };\n"
+        "    }\n"
+        "    if (r && r.parts) {\n"
+        "      kept[key] = r.nodes;\n"
+        "      const base = have === lastKey ? last : null;\n"
+        "      lastKey = key; last = { parts: r.parts, meta: r.meta };\n"
+        "      if (base === null) return { json: whole(last), stats: r.stats };\n"
+        "      const d = delta(base, last);\n"
+        "      return { delta: d.segments, base: have, cut: d.cut, length: d.length, stats: r.stats };\n"
         "    }\n"
         "    return { error: r && typeof r.error === 'string' ? r.error : 'no result' };\n"
         "  },\n"
-        "  text(key) { return key === lastKey ? lastText : null; },\n"
+        "  text(key) { return key === lastKey ? whole(last) : null; },\n"
         "  resolve(key, id, drops) {\n"
         "    drop(drops);\n"
         "    const m = kept[key];\n"
@@ -78,26 +84,32 @@ def factory_js(source: str) -> str:
 
 # The answer to an incremental compile is the change from the last text this world sent (the
 # caller holds it): the SOM of a large page is a megabyte, one changed element a few bytes.
-# Two segments, split at the meta block (its byte counts change with any length change), each
-# as [common prefix, common suffix, middle] in UTF-16 units, never splitting a surrogate pair
-# (compared a block at a time first: native string equality beats a loop over units).
+# A recording compile answers its text in parts (region headers, each element's cached JSON,
+# separators) and the meta block (its byte counts change with any length change), so the whole
+# text is never built in the page. Two segments, each [common prefix, common suffix, middle] in
+# UTF-16 units: the parts before the meta block compared part by part (an unchanged element is
+# the very string it was), the meta block unit by unit, never splitting a surrogate pair. ``cut``
+# is where the meta block starts in the old text, ``length`` the new text's length.
 META_MARK = ',"meta":{"html_bytes":'
 DELTA_JS = (
+    "const whole = (t) => { let s = ''; for (let i = 0; i < t.parts.length; i++) s += t.parts[i]; return s + t.meta; };\n"
     "const segment = (a, b) => {\n"
-    "  const n = Math.min(a.length, b.length), B = 512;\n"
-    "  let p = 0; while (p + B <= n && a.slice(p, p + B) === b.slice(p, p + B)) p += B;\n"
-    "  while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;\n"
+    "  const n = Math.min(a.length, b.length);\n"
+    "  let p = 0; while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;\n"
     "  if (p > 0 && p < n && (a.charCodeAt(p - 1) & 0xfc00) === 0xd800) p--;\n"
-    "  let s = 0;\n"
-    "  while (s + B <= n - p && a.slice(a.length - s - B, a.length - s) === b.slice(b.length - s - B, b.length - s)) s += B;\n"
-    "  while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;\n"
+    "  let s = 0; while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;\n"
     "  if (s > 0 && (b.charCodeAt(b.length - s) & 0xfc00) === 0xdc00) s--;\n"
     "  return [p, s, b.slice(p, b.length - s)];\n"
     "};\n"
     "const delta = (a, b) => {\n"
-    f"  const ma = a.indexOf({META_MARK!r}), mb = b.indexOf({META_MARK!r});\n"
-    "  if (ma < 0 || mb < 0) return [segment(a, b)];\n"
-    "  return [segment(a.slice(0, ma), b.slice(0, mb)), segment(a.slice(ma), b.slice(mb))];\n"
+    "  const x = a.parts, y = b.parts, n = Math.min(x.length, y.length);\n"
+    "  let i = 0, head = 0; while (i < n && x[i] === y[i]) head += y[i++].length;\n"
+    "  let k = 0, tail = 0;\n"
+    "  while (k < n - i && x[x.length - 1 - k] === y[y.length - 1 - k]) tail += y[y.length - 1 - k++].length;\n"
+    "  let middle = '', newCut = head + tail, cut = 0;\n"
+    "  for (let j = i; j < y.length - k; j++) { middle += y[j]; newCut += y[j].length; }\n"
+    "  for (let j = 0; j < x.length; j++) cut += x[j].length;\n"
+    "  return { segments: [[head, tail, middle], segment(a.meta, b.meta)], cut, length: newCut + b.meta.length };\n"
     "};\n"
 )
 
@@ -227,38 +239,43 @@ async def _compile(page: Page, budget_ms: int, incremental: bool) -> CompiledSom
 def _apply_delta(world: IsolatedWorld, result: dict[str, Any]) -> tuple[str, Unchanged | None] | None:
     """The text a delta answer describes, from the last text ``world`` sent, and what of that
     text it keeps (for ``parse_som``); None if unusable."""
-    old, segments, length = world.last_text, result.get("delta"), result.get("length")
-    if old is None or result.get("base") != world.last_key or not isinstance(segments, list):
+    old, segments, cut, length = world.last_text, result.get("delta"), result.get("cut"), result.get("length")
+    if (
+        old is None
+        or result.get("base") != world.last_key
+        or not isinstance(segments, list)
+        or len(segments) != 2
+    ):
         return None
     wide = not old.isascii() or not all(isinstance(s, list) and str(s[2]).isascii() for s in segments)
     # JavaScript counts UTF-16 units: outside ASCII, slice the UTF-16 encoding.
-    base: Any = old.encode("utf-16-le") if wide else old
     unit = 2 if wide else 1
-    mark = META_MARK.encode("utf-16-le") if wide else META_MARK
-    cut = base.find(mark)
-    parts = [base] if len(segments) == 1 or cut < 0 else [base[:cut], base[cut:]]
-    if len(parts) != len(segments):
+    base: Any = old.encode("utf-16-le") if wide else old
+    mark: Any = META_MARK.encode("utf-16-le") if wide else META_MARK
+    if not isinstance(cut, int) or not isinstance(length, int) or not base.startswith(mark, cut * unit):
         return None
     out: list[Any] = []
-    for part, (prefix, suffix, middle) in zip(parts, segments, strict=True):
+    for part, (prefix, suffix, middle) in zip(
+        (base[: cut * unit], base[cut * unit :]), segments, strict=True
+    ):
         if prefix + suffix > len(part) // unit:
             return None
         out += [part[: prefix * unit], middle.encode("utf-16-le") if wide else middle]
         out.append(part[len(part) - suffix * unit :] if suffix else part[:0])
-    text = b"".join(out).decode("utf-16-le") if wide else "".join(out)
-    units = len(text.encode("utf-16-le")) // 2 if wide else len(text)
-    if units != length:
+    joined, new_cut = base[:0].join(out), sum(len(piece) for piece in out[:3])
+    if len(joined) != length * unit or not joined.startswith(mark, new_cut):
         return None
-    # The first segment's kept head and tail, in characters (the regions lie in it).
-    first, (head, tail, _) = parts[0], segments[0]
+    text = joined.decode("utf-16-le") if wide else joined
+    if world.last_parse is None:
+        return text, None
+    # The kept head and tail of the part before the meta block, in characters (the regions lie in it).
+    (head, tail, _), first = segments[0], base[: cut * unit]
     if wide:
         head = len(first[: head * 2].decode("utf-16-le", "surrogatepass"))
         tail = len(first[len(first) - tail * 2 :].decode("utf-16-le", "surrogatepass")) if tail else 0
-    old_end, new_end = (
-        (old.find(META_MARK), text.find(META_MARK)) if len(parts) == 2 else (len(old), len(text))
-    )
-    if world.last_parse is None or new_end < 0:
-        return text, None
+        old_end, new_end = old.find(META_MARK), text.find(META_MARK)
+    else:
+        old_end, new_end = cut, new_cut
     return text, Unchanged(world.last_parse, head, old_end - tail, new_end - old_end)
 
 

@@ -420,6 +420,47 @@ async def test_an_incremental_parse_shares_every_element_it_did_not_change(page,
     assert all(e is old[e["id"]] for e in kept)
 
 
+@pytest.mark.parametrize("words", ["plain ascii", "é and 😀 (two UTF-16 units)"])
+async def test_a_recompile_answers_with_the_change_only_and_a_lost_base_costs_one_more_call(page, words):
+    """The recompile's answer is the change from the text the caller holds (a few hundred bytes
+    for a page whose SOM is tens of kilobytes), rebuilt here without asking again; when the
+    caller no longer holds that text it asks for the whole text once, and gets the same SOM."""
+    items = "".join(
+        f"<section><h2>Heading {i} {words}</h2><p>Paragraph {i} {words}.</p></section>" for i in range(200)
+    )
+    await page.set_content(f"<html><body><main>{items}</main></body></html>")
+    world = await world_of(page)
+    answers: list = []
+    evaluate = world.evaluate
+
+    async def spy(*args):
+        answers.append(await evaluate(*args))
+        return answers[-1]
+
+    world.evaluate = spy  # type: ignore[method-assign]
+    try:
+        first = await compile_page(page, timeout=TIMEOUT_S)
+        for n, lose_base in ((20, False), (180, True)):
+            if lose_base:
+                world.last_text = None
+            await page.evaluate(
+                "(n) => { document.querySelectorAll('h2')[n].textContent = 'Changed 😀 ' + n; }", n
+            )
+            answers.clear()
+            after = await compile_page(page, timeout=TIMEOUT_S)
+            assert after.stats["mode"] == "incremental"
+            assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+            assert f"Changed 😀 {n}" in after.text
+            delta = answers[0]
+            assert "delta" in delta and "json" not in delta
+            assert len(json.dumps(delta)) < 1000 < len(first.text) / 10
+            assert len(answers) == (3 if lose_base else 2)  # the uncached compile is the last call
+            if lose_base:
+                assert answers[1] == after.text
+    finally:
+        del world.evaluate
+
+
 async def test_a_stylesheet_change_falls_back_to_a_full_compile(page):
     await page.set_content(
         "<html><head><style>p { color: red }</style></head><body><main><p>One</p><p>Two</p></main></body></html>"
