@@ -17,6 +17,7 @@ import bisect
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
+from operator import is_
 from typing import Any
 
 Json = dict[str, Any]
@@ -57,15 +58,20 @@ def canonical_text(som: Json) -> str:
 def diff_som(before: Json, after: Json, after_text: str | None = None) -> Json:
     """The changes that turn ``before`` into ``after`` (see the module docstring and the contract).
 
-    Elements are compared with ``==`` first (C speed), which cannot see a key order or a ``1`` /
-    ``1.0`` / ``true`` difference; the result is then checked against ``after``'s canonical text
-    (``after_text`` when the caller has it, as the compiler produced it) and recomputed comparing
-    JSON bytes in the rare case it falls short.
+    Elements are compared by identity, then with ``==`` (C speed). The same object is the same
+    JSON text (an incremental compile's parse shares every element whose text did not change), but
+    ``==`` cannot see a key order or a ``1`` / ``1.0`` / ``true`` difference: when it vouched for
+    two different objects, the result is checked against ``after``'s canonical text (``after_text``
+    when the caller has it, as the compiler produced it) and recomputed comparing JSON bytes in the
+    rare case it falls short.
 
     >>> changes = diff_som(old_som, new_som)
     >>> [c["id"] for c in changes["changed"]]         # e.g. the input whose value was typed
     """
-    changes = _diff(before, after, _equal)
+    equal = _Vouching()
+    changes = _diff(before, after, equal)
+    if not equal.vouched:
+        return changes
     expected = after_text if after_text is not None else canonical_text(after)
     if canonical_text(apply_changes(before, changes)) == expected:
         return changes
@@ -158,8 +164,22 @@ def _dump(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _equal(a: Any, b: Any) -> bool:
-    return bool(a == b)
+class _Vouching:
+    """``==`` that notes when it called two different objects equal (the same object needs no
+    check: it serialises to the same text)."""
+
+    def __init__(self) -> None:
+        self.vouched = False
+
+    def __call__(self, a: Any, b: Any) -> bool:
+        if a is b or (
+            isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(is_, a, b))
+        ):
+            return True
+        if a == b:
+            self.vouched = True
+            return True
+        return False
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -134,8 +134,10 @@ def _edit_element(draw: st.DrawFn, old: dict[str, Any]) -> dict[str, Any]:
 
 @st.composite
 def edited(draw: st.DrawFn, before: dict[str, Any]) -> dict[str, Any]:
-    """``before`` after random edits that keep its ids unique."""
-    after = copy.deepcopy(before)
+    """``before`` after random edits that keep its ids unique; its kept elements are either copies
+    or, as in an incremental compile's parse, the very objects of ``before``."""
+    shared = {id(e): e for r in before["regions"] for e in r["elements"]} if draw(st.booleans()) else {}
+    after = copy.deepcopy(before, shared)
     used = {e["id"] for r in after["regions"] for e in r["elements"]}
     fresh = iter([i for i in ELEMENT_IDS if i not in used])
     for reg in after["regions"]:
