@@ -526,12 +526,20 @@
   // Gives `rec` the id for hash `raw` (with its collision suffix, in allocation order); true
   // when that differs from the id it had (a replayed record's cached JSON is then stale).
   function allocId(rec, raw, node) {
+    if (recording) add(idLog, [rec, raw, node]);
+    return assignId(rec, raw, node);
+  }
+  // The same for a recorded [rec, raw, node], logged as it is (the triple never changes).
+  function replayId(entry) {
+    add(idLog, entry);
+    return assignId(entry[0], entry[1], entry[2]);
+  }
+  function assignId(rec, raw, node) {
     const seen = idCounts[raw];
     idCounts[raw] = seen === undefined ? 1 : seen + 1;
     const id = seen === undefined ? raw : raw + "_" + (seen + 1);
     if (useMap) nodes.set(id, node);
     else nodes[id] = node;
-    if (recording) add(idLog, [rec, raw, node]);
     if (rec.id === id) return false;
     rec.id = id;
     return true;
@@ -1745,10 +1753,10 @@
     const ids = ev.ids;
     let changed = false;
     let i = 0;
-    for (; i < ev.pre; i++) changed = allocId(ids[i][0], ids[i][1], ids[i][2]) || changed;
+    for (; i < ev.pre; i++) changed = replayId(ids[i]) || changed;
     if (!admit(out, ev.role, ev.href, ev.text)) return;
     if (ev.rec === null) throw MISMATCH; // dropped when recorded: nothing to replay
-    for (; i < ids.length; i++) changed = allocId(ids[i][0], ids[i][1], ids[i][2]) || changed;
+    for (; i < ids.length; i++) changed = replayId(ids[i]) || changed;
     if (changed) for (let j = 0; j < ids.length; j++) ids[j][0].json = null;
     keep(out, ev.rec);
   }
