@@ -529,7 +529,8 @@
     if (recording) add(idLog, [rec, raw, node]);
     return assignId(rec, raw, node);
   }
-  // The same for a recorded [rec, raw, node], logged as it is (the triple never changes).
+  // The same for a recorded [rec, raw, node] (a replay only runs while recording), logged as it
+  // is (the triple never changes).
   function replayId(entry) {
     add(idLog, entry);
     return assignId(entry[0], entry[1], entry[2]);

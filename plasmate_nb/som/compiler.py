@@ -239,20 +239,18 @@ async def _compile(page: Page, budget_ms: int, incremental: bool) -> CompiledSom
 def _apply_delta(world: IsolatedWorld, result: dict[str, Any]) -> tuple[str, Unchanged | None] | None:
     """The text a delta answer describes, from the last text ``world`` sent, and what of that
     text it keeps (for ``parse_som``); None if unusable."""
-    old, segments, cut, length = world.last_text, result.get("delta"), result.get("cut"), result.get("length")
-    if (
-        old is None
-        or result.get("base") != world.last_key
-        or not isinstance(segments, list)
-        or len(segments) != 2
-    ):
+    old = world.last_text
+    segments: Any = result.get("delta")  # the shapes are checked by _is_delta
+    cut: Any = result.get("cut")
+    length: Any = result.get("length")
+    if old is None or result.get("base") != world.last_key or not _is_delta(segments, cut, length):
         return None
-    wide = not old.isascii() or not all(isinstance(s, list) and str(s[2]).isascii() for s in segments)
+    wide = not old.isascii() or not all(middle.isascii() for _, _, middle in segments)
     # JavaScript counts UTF-16 units: outside ASCII, slice the UTF-16 encoding.
     unit = 2 if wide else 1
     base: Any = old.encode("utf-16-le") if wide else old
     mark: Any = META_MARK.encode("utf-16-le") if wide else META_MARK
-    if not isinstance(cut, int) or not isinstance(length, int) or not base.startswith(mark, cut * unit):
+    if not base.startswith(mark, cut * unit):
         return None
     out: list[Any] = []
     for part, (prefix, suffix, middle) in zip(
@@ -277,6 +275,24 @@ def _apply_delta(world: IsolatedWorld, result: dict[str, Any]) -> tuple[str, Unc
     else:
         old_end, new_end = cut, new_cut
     return text, Unchanged(world.last_parse, head, old_end - tail, new_end - old_end)
+
+
+def _is_delta(segments: Any, cut: Any, length: Any) -> bool:
+    """The shape DELTA_JS answers: two [prefix, suffix, middle] segments and two counts."""
+
+    def count(value: Any) -> bool:
+        return type(value) is int and value >= 0
+
+    return (
+        count(cut)
+        and count(length)
+        and isinstance(segments, list)
+        and len(segments) == 2
+        and all(
+            isinstance(s, list) and len(s) == 3 and count(s[0]) and count(s[1]) and isinstance(s[2], str)
+            for s in segments
+        )
+    )
 
 
 def _safe_code(code: Any) -> str:

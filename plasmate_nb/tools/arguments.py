@@ -45,16 +45,25 @@ def check_arguments(spec: ToolSpec, arguments: Any) -> dict[str, Any]:
         raise InvalidArguments(invalid_type(json_kind(arguments), "an object"))
     try:
         _fast_check(spec.name)(arguments)
-        return arguments
+        if _no_tuples(arguments):  # fastjsonschema takes a tuple for an array, jsonschema does not
+            return arguments
     except JsonSchemaValueException:
         pass
     errors = [
         e for e in _explaining(spec.name).iter_errors(arguments)
         if e.validator in _ENFORCED and not any(isinstance(part, int) for part in e.absolute_path)
     ]  # fmt: skip
-    if not errors:  # where the two differ at the edges (1.0 as an integer), jsonschema's verdict stands
+    if not errors:  # where the two differ at the edges (a Fraction as a number), jsonschema's verdict stands
         return arguments
     raise InvalidArguments(_describe(min(errors, key=_error_rank)))
+
+
+def _no_tuples(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_no_tuples(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_no_tuples(item) for item in value)
+    return not isinstance(value, tuple)
 
 
 def enforced(schema: dict[str, Any]) -> dict[str, Any]:

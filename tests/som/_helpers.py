@@ -42,3 +42,14 @@ def expected_id(origin: str, role: str, name: str, dom_path: str) -> str:
     normalized = name.lower().strip()[:100]
     digest = hashlib.sha256(f"{origin}|{role}|{normalized}|{dom_path}".encode()).hexdigest()
     return "e_" + digest[:12]
+
+
+def common_ends(a: str, b: str) -> tuple[int, int]:
+    """Lengths of the common head of two strings and of their common tail (not overlapping it)."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head, tail

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from plasmate_nb.som.compiler import META_MARK
 from plasmate_nb.som.parse import ParsedSom, Unchanged, parse_som
+from tests.som._helpers import common_ends
 
 TEXTS = st.sampled_from(["", "Save", 'say "hi"', "a\\b", "é ü", "😀 ok", "line\nbreak", "\u2028", "x" * 40])
 LEAF = st.fixed_dictionaries(
@@ -84,13 +85,7 @@ def kept(old: str, new: str) -> tuple[int, int, int, int]:
     """The compiler's delta in characters: common head and tail of the part before the meta
     block (as compiler.py turns the in-page delta into ``Unchanged``), and both cuts."""
     old_cut, new_cut = old.find(META_MARK), new.find(META_MARK)
-    a, b = old[:old_cut], new[:new_cut]
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old[:old_cut], new[:new_cut])
     return head, tail, old_cut, new_cut
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -23,7 +24,11 @@ JSON = st.recursive(
     | st.floats(allow_nan=False)
     | st.sampled_from([1.0, 0.0])
     | st.text(max_size=4),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=2).map(tuple)  # a Python caller's tuple is not a JSON array
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -60,6 +65,13 @@ def test_the_fast_check_gives_jsonschemas_verdict_for_every_tool(data):
     except InvalidArguments:
         accepted = False
     assert accepted == jsonschema_verdict(tool.input_schema, arguments)
+
+
+def test_a_tuple_is_not_an_array():
+    cookies = TOOLS_BY_NAME["set_cookies"]
+    with pytest.raises(InvalidArguments) as refused:
+        check_arguments(cookies, {"session_id": "s", "cookies": ({},)})
+    assert str(refused.value) == "Invalid arguments: invalid type for `cookies`: expected an array"
 
 
 def test_descriptive_keywords_stay_descriptive():
