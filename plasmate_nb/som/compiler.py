@@ -37,7 +37,8 @@ def factory_js(source: str) -> str:
 
     ``run(budgetMs, key, drops, incremental, have)`` first drops the maps of disposed compiles
     (``drops``), then compiles (replaying what the last compile of this document recorded
-    when ``incremental``; otherwise a full walk that leaves that record alone), keeps the
+    when ``incremental``, unless comparing this document's stylesheets costs more than walking
+    it; otherwise a full walk that leaves that record alone), keeps the
     node map under ``key`` and returns ``{json, stats}``, or, when the caller holds the text of
     the last incremental-capable compile (its key is ``have``), ``{delta, base, cut, length,
     stats}``; ``{error}`` with a fixed code. ``text(key)`` is the whole text of that compile
@@ -46,17 +47,17 @@ def factory_js(source: str) -> str:
     return (
         "() => { const compile = " + source + ";\n"
         "const kept = { __proto__: null };\n"
-        "const cache = { s: null };\n"
+        "const cache = { s: null, costly: false };\n"
         "let lastKey = 0, last = null;\n"
         + DELTA_JS
         + "const drop = (keys) => { for (let i = 0; i < keys.length; i++) delete kept[keys[i]]; };\n"
         "return {\n"
         "  run(budgetMs, key, drops, incremental, have) {\n"
         "    drop(drops);\n"
-        "    const r = compile(budgetMs, incremental ? cache : null, false);\n"
+        "    const r = compile(budgetMs, incremental && !cache.costly ? cache : null, false);\n"
         "    if (r && typeof r.json === 'string') {\n"
         "      kept[key] = r.nodes;\n"
-        "      return { json: r.json, stats: r.stats };\n"
+        "      return { json: r.json, stats: incremental ? { mode: 'uncached', costly_styles: true } : r.stats };\n"
         "    }\n"
         "    if (r && r.parts) {\n"
         "      kept[key] = r.nodes;\n"
@@ -145,7 +146,9 @@ class CompiledSom:
     key: int = field(repr=False, default=0)  # this compile's map in ``store``
     disposed: bool = field(repr=False, default=False)
     # How this compile ran: {"mode": "full"|"incremental"|"uncached", "full": n, "incremental": m,
-    # "fallbacks": k}, the counts over the document's compiles so far (never part of ``text``).
+    # "fallbacks": k}, the counts over the document's compiles so far (never part of ``text``);
+    # {"mode": "uncached", "costly_styles": True} for a document whose stylesheets cost more to
+    # compare than the page to walk (docs/contract.md#incremental-compile).
     stats: dict[str, Any] = field(repr=False, default_factory=dict)
 
     def __repr__(self) -> str:

@@ -461,6 +461,28 @@ async def test_a_recompile_answers_with_the_change_only_and_a_lost_base_costs_on
         del world.evaluate
 
 
+async def test_a_page_whose_rules_cost_more_than_its_walk_keeps_no_record(page):
+    """Comparing 20,000 rules' text on every recompile would cost many times the walk of a small
+    page: after its first full compile the document records nothing, and every compile is the
+    plain walk, byte-identical, with a stylesheet change still seen."""
+    rules = "".join(
+        f".c{i} > .d{i}:not(.x) {{ color: rgb({i % 255}, 0, 0); margin: {i % 7}px }}" for i in range(20_000)
+    )
+    await page.set_content(
+        f"<html><head><style>{rules}</style></head><body><main><p>One</p><p>Two</p></main></body></html>"
+    )
+    first = await compile_page(page, timeout=TIMEOUT_S)
+    assert first.stats["mode"] == "full"
+    await page.evaluate("() => { document.querySelector('p').textContent = 'Changed'; }")
+    after = await compile_page(page, timeout=TIMEOUT_S)
+    assert after.stats == {"mode": "uncached", "costly_styles": True}
+    assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    assert '"Changed"' in after.text
+    await page.evaluate("() => document.styleSheets[0].insertRule('p + p { display: none }', 0)")
+    hidden = await compile_page(page, timeout=TIMEOUT_S)
+    assert '"Two"' not in hidden.text and '"Changed"' in hidden.text
+
+
 async def test_a_stylesheet_change_falls_back_to_a_full_compile(page):
     await page.set_content(
         "<html><head><style>p { color: red }</style></head><body><main><p>One</p><p>Two</p></main></body></html>"
