@@ -2044,9 +2044,10 @@
       // Comparing every rule's text, as each recompile must, would cost more than walking the
       // page: recording cannot pay off for this document; its later compiles walk it whole.
       if (full && text !== null && text.length > COSTLY_STYLE_CHARS && text.length > STYLE_CHARS_PER_VISIT * visits) {
-        cache.costly = true;
-      }
-      if (text !== s.style || s.flags === null) s.flags = text === null ? null : styleFlags();
+        cache.costly = true; // no later compile reads this record: stop observing, let it go
+        cache.s = null;
+        s.observer.disconnect();
+      } else if (text !== s.style || s.flags === null) s.flags = text === null ? null : styleFlags();
       s.style = text;
     }
     s.view = view;

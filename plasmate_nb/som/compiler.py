@@ -255,10 +255,9 @@ def _apply_delta(world: IsolatedWorld, result: dict[str, Any]) -> tuple[str, Unc
     mark: Any = META_MARK.encode("utf-16-le") if wide else META_MARK
     if not base.startswith(mark, cut * unit):
         return None
+    first = base[: cut * unit]  # the part before the meta block (the regions lie in it)
     out: list[Any] = []
-    for part, (prefix, suffix, middle) in zip(
-        (base[: cut * unit], base[cut * unit :]), segments, strict=True
-    ):
+    for part, (prefix, suffix, middle) in zip((first, base[cut * unit :]), segments, strict=True):
         if prefix + suffix > len(part) // unit:
             return None
         out += [part[: prefix * unit], middle.encode("utf-16-le") if wide else middle]
@@ -269,8 +268,8 @@ def _apply_delta(world: IsolatedWorld, result: dict[str, Any]) -> tuple[str, Unc
     text = joined.decode("utf-16-le") if wide else joined
     if world.last_parse is None:
         return text, None
-    # The kept head and tail of the part before the meta block, in characters (the regions lie in it).
-    (head, tail, _), first = segments[0], base[: cut * unit]
+    # The kept head and tail of that first part, in characters.
+    head, tail, _ = segments[0]
     if wide:
         head = len(first[: head * 2].decode("utf-16-le", "surrogatepass"))
         tail = len(first[len(first) - tail * 2 :].decode("utf-16-le", "surrogatepass")) if tail else 0

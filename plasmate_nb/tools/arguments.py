@@ -66,12 +66,12 @@ def _no_tuples(value: Any) -> bool:
     return not isinstance(value, tuple)
 
 
-def enforced(schema: dict[str, Any]) -> dict[str, Any]:
+def _enforced(schema: dict[str, Any]) -> dict[str, Any]:
     """What of an input schema is enforced: types and required fields, down through object
     properties; nothing inside an array's items."""
     kept: dict[str, Any] = {key: schema[key] for key in ("type", "required") if key in schema}
     if isinstance(schema.get("properties"), dict):
-        kept["properties"] = {name: enforced(sub) for name, sub in schema["properties"].items()}
+        kept["properties"] = {name: _enforced(sub) for name, sub in schema["properties"].items()}
     return kept
 
 
@@ -80,7 +80,7 @@ def _fast_check(tool: str) -> Callable[[Any], Any]:
     import fastjsonschema
 
     draft07 = {
-        **enforced(TOOLS_BY_NAME[tool].input_schema),
+        **_enforced(TOOLS_BY_NAME[tool].input_schema),
         "$schema": "http://json-schema.org/draft-07/schema#",
     }
     return fastjsonschema.compile(draft07, use_default=False, use_formats=False)
