@@ -62,10 +62,15 @@ def factory_js(source: str) -> str:
         "    if (r && r.parts) {\n"
         "      kept[key] = r.nodes;\n"
         "      const base = have === lastKey ? last : null;\n"
-        "      lastKey = key; last = { parts: r.parts, meta: r.meta };\n"
-        "      if (base === null) return { json: whole(last), stats: r.stats };\n"
+        "      lastKey = key; last = { parts: r.parts, meta: r.meta, cut: 0 };\n"
+        "      if (base === null) {\n"
+        "        const json = whole(last);\n"
+        "        last.cut = json.length - last.meta.length;\n"
+        "        return { json, stats: r.stats };\n"
+        "      }\n"
         "      const d = delta(base, last);\n"
-        "      return { delta: d.segments, base: have, cut: d.cut, length: d.length, stats: r.stats };\n"
+        "      last.cut = d.length - last.meta.length;\n"
+        "      return { delta: d.segments, base: have, cut: base.cut, length: d.length, stats: r.stats };\n"
         "    }\n"
         "    return { error: r && typeof r.error === 'string' ? r.error : 'no result' };\n"
         "  },\n"
@@ -90,7 +95,8 @@ def factory_js(source: str) -> str:
 # text is never built in the page. Two segments, each [common prefix, common suffix, middle] in
 # UTF-16 units: the parts before the meta block compared part by part (an unchanged element is
 # the very string it was), the meta block unit by unit, never splitting a surrogate pair. ``cut``
-# is where the meta block starts in the old text, ``length`` the new text's length.
+# is where the meta block starts in the old text (kept with each text, never summed again),
+# ``length`` the new text's length.
 META_MARK = ',"meta":{"html_bytes":'
 DELTA_JS = (
     "const whole = (t) => { let s = ''; for (let i = 0; i < t.parts.length; i++) s += t.parts[i]; return s + t.meta; };\n"
@@ -107,10 +113,9 @@ DELTA_JS = (
     "  let i = 0, head = 0; while (i < n && x[i] === y[i]) head += y[i++].length;\n"
     "  let k = 0, tail = 0;\n"
     "  while (k < n - i && x[x.length - 1 - k] === y[y.length - 1 - k]) tail += y[y.length - 1 - k++].length;\n"
-    "  let middle = '', newCut = head + tail, cut = 0;\n"
-    "  for (let j = i; j < y.length - k; j++) { middle += y[j]; newCut += y[j].length; }\n"
-    "  for (let j = 0; j < x.length; j++) cut += x[j].length;\n"
-    "  return { segments: [[head, tail, middle], segment(a.meta, b.meta)], cut, length: newCut + b.meta.length };\n"
+    "  let middle = '', cut = head + tail;\n"
+    "  for (let j = i; j < y.length - k; j++) { middle += y[j]; cut += y[j].length; }\n"
+    "  return { segments: [[head, tail, middle], segment(a.meta, b.meta)], length: cut + b.meta.length };\n"
     "};\n"
 )
 
