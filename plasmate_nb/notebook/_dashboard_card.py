@@ -45,6 +45,13 @@ _MUTED = "opacity:.72"
 _FONT = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4"
 _SURFACE = "var(--jp-layout-color1,var(--vscode-editor-background,#fff))"
 _RULE = "var(--jp-border-color2,rgba(127,127,127,.3))"
+# Alarm text: no one red reads on both a white and a dark surface, so the theme's error red is
+# moved a quarter of the way to the text colour around it (darker in light themes, lighter in
+# dark ones). Browsers without color-mix keep the plain red.
+_ALARM_TEXT = (
+    f"color:{LEVEL_COLOURS['dropping']};"
+    f"color:color-mix(in srgb,var(--jp-error-color1,{LEVEL_COLOURS['dropping']}) 75%,currentColor)"
+)
 
 
 def gauge_level(value: int, maximum: int, dropping: bool) -> str:
@@ -110,7 +117,7 @@ def levels(payload: dict[str, Any], bounds: tuple[int, int]) -> dict[str, str]:
 
 def _figure(name: str, label: str, value: int) -> str:
     alarm = name in ("evicted_events", "oversized_events") and value > 0
-    colour = f";color:{LEVEL_COLOURS['dropping']}" if alarm else ""
+    colour = f";{_ALARM_TEXT}" if alarm else ""
     return (
         f"<div class='pnb-figure' data-counter='{name}' style='min-width:5.5em'>"
         f"<div style='font-size:20px;font-weight:600;line-height:1.2{colour}'>{value:,}</div>"
@@ -198,7 +205,7 @@ def _redacted(event: dict[str, Any]) -> str:
 def _outcome(event: dict[str, Any]) -> str:
     if event["outcome"] == "success":
         return "success"
-    return f"<span style='color:{LEVEL_COLOURS['dropping']}'>{cell(event['outcome'])}: {cell(event.get('error_class'))}</span>"
+    return f"<span style='{_ALARM_TEXT}'>{cell(event['outcome'])}: {cell(event.get('error_class'))}</span>"
 
 
 _RIGHT = "text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums"

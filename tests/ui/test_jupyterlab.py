@@ -10,7 +10,9 @@ It runs the final "one more action" cell again and sees the counters change. The
 notebook types comes from the environment, so it is in no cell source: it must appear nowhere in
 the rendered page. A second, small notebook drives one trace to 80 % of its byte bound (the
 gauge turns amber) and on to eviction (red), is saved, its kernel shut down, and reopened: the
-restored dashboard shows the last state. Screenshots go to the test's temp dir (printed) and to
+restored dashboard shows the last state. Run again (green, amber, red, then a failed action),
+every text of its dashboard stands out at least 4.5:1 from what is behind it, in JupyterLab's
+light and dark themes alike. Screenshots go to the test's temp dir (printed) and to
 ``$PLASMATE_NB_ARTIFACTS`` when set; ``PLASMATE_NB_UPDATE_SCREENSHOT=1`` refreshes
 ``docs/images/dashboard.png``.
 """
@@ -147,6 +149,11 @@ for _ in range(200):
     if s.trace.status().evicted_events:
         break
     s.scroll("down", 1)""",
+    # A failed action: its outcome shows in the events table, in the alarm colour.
+    """try:
+    s.click("e_no_such_element")
+except Exception as error:
+    print(type(error).__name__)""",
 )
 
 
@@ -302,23 +309,26 @@ async def _open(page, lab: Lab, notebook: str) -> None:
 
 
 async def _run_cell(page, index: int) -> None:
-    """Run cell ``index`` of the open notebook and wait (bounded) until it has run."""
-    before = await page.evaluate(
+    """Run cell ``index`` of the open notebook and wait (bounded) until it has run.
+
+    Its execution count is cleared first: a fresh kernel numbers from 1 again, so a saved
+    notebook's old count can equal the new one."""
+    await page.evaluate(
         """index => {
-            const nb = window.__nb, count = nb.content.model.cells.get(index).executionCount;
+            const nb = window.__nb;
+            nb.content.model.cells.get(index).executionCount = null;
             nb.content.activeCellIndex = index;
             void window.jupyterapp.commands.execute('notebook:run-cell');  // waited for below, bounded
-            return count;
         }""",
         index,
     )
     await page.wait_for_function(
-        """([index, before]) => {
+        """index => {
             const count = window.__nb.content.model.cells.get(index).executionCount;
-            return window.__k.status === 'idle' && count !== null && count !== before
+            return window.__k.status === 'idle' && count !== null
                 && !window.__nb.content.widgets[index].promptNode.textContent.includes('*');
         }""",
-        arg=[index, before],
+        arg=index,
         timeout=CELL_MS,
         polling=250,
     )
@@ -461,4 +471,84 @@ async def test_gauges_turn_amber_then_red_and_a_reopened_notebook_shows_the_last
         await reopened.scroll_into_view_if_needed(timeout=CELL_MS)
         await _screenshot(reopened, "dashboard-reopened.png", folders)
     finally:
+        await context.close()
+
+
+# Every element of the dashboards that shows text of its own: its colour (any opacity of it and
+# its ancestors blended in) against the first opaque background behind it, as a WCAG contrast ratio.
+CONTRAST_JS = """
+() => {
+  // rgb()/rgba() in 0-255, or color(srgb r g b / a) in 0-1 (what a color-mix() computes to)
+  const channels = s => {
+    const n = (s.match(/[\\d.]+/g) || []).map(Number);
+    return s.startsWith('color(srgb') ? n.map((v, i) => i < 3 ? v * 255 : v) : n;
+  };
+  const linear = v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  const over = (top, alpha, bottom) => top.map((c, i) => c * alpha + bottom[i] * (1 - alpha));
+  const behind = el => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = channels(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || c[3] >= 0.99) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const opacity = el => {
+    let o = 1;
+    for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+    return o;
+  };
+  const own = el => Array.from(el.childNodes).some(n => n.nodeType === 3 && n.data.trim() !== '');
+  return Array.from(window.__nb.node.querySelectorAll('.pnb-dashboard *')).filter(own).map(el => {
+    const bg = behind(el), fg = channels(getComputedStyle(el).color);
+    const seen = over(fg.slice(0, 3), (fg.length === 4 ? fg[3] : 1) * opacity(el), bg);
+    const [hi, lo] = [luminance(seen), luminance(bg)].sort((a, b) => b - a);
+    return {text: el.textContent.trim().slice(0, 40), ratio: (hi + 0.05) / (lo + 0.05)};
+  });
+}
+"""
+MIN_CONTRAST = 4.5  # WCAG AA for body text
+THEMES = ("JupyterLab Light", "JupyterLab Dark")
+
+
+async def _use_theme(page, theme: str) -> None:
+    await page.evaluate(
+        "theme => { void window.jupyterapp.commands.execute('apputils:change-theme', {theme}); }", theme
+    )
+    await page.wait_for_function(
+        "light => document.body.dataset.jpThemeLight === light",
+        arg=str(theme.endswith("Light")).lower(),
+        timeout=CELL_MS,
+    )
+
+
+async def test_the_dashboard_reads_clearly_in_the_light_and_the_dark_theme(
+    lab: Lab, browser, tmp_path: Path
+) -> None:
+    folders = _artifacts(tmp_path)
+    context = await browser.new_context(viewport={"width": WIDTHS[0], "height": 1000})
+    page = await context.new_page()
+    try:
+        await _open(page, lab, BOUNDS_NOTEBOOK)
+        # Green, then amber, then red (eviction: an alarm figure), then a failed action's outcome.
+        for index in range(len(BOUNDS_CELLS)):
+            await _run_cell(page, index)
+            assert await page.evaluate(ERRORS_JS) == []
+            for theme in THEMES:
+                await _use_theme(page, theme)
+                texts = await page.evaluate(CONTRAST_JS)
+                assert len(texts) > 20, texts  # header, figures, gauges, explanation, table
+                faint = [text for text in texts if text["ratio"] < MIN_CONTRAST]
+                assert faint == [], f"{theme}, after cell {index}: {faint}"
+        card = page.locator(".pnb-dashboard").first
+        assert "Events are being lost" in await card.inner_text()
+        assert "error:" in await card.locator(".pnb-events").inner_text()
+        for theme in THEMES:
+            await _use_theme(page, theme)
+            for width in WIDTHS:
+                await _check_layout(page, width)
+                await card.scroll_into_view_if_needed(timeout=CELL_MS)
+                await _screenshot(card, f"dashboard-{theme.split()[-1].lower()}-{width}px.png", folders)
+    finally:
+        await _use_theme(page, THEMES[0])  # the lab is shared by this module's tests
         await context.close()
