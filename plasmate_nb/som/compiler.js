@@ -1694,7 +1694,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, flags: null, html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, flags: null, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1880,20 +1880,44 @@
   const RELEVANT_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
   function styleFlags() {
-    const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false };
+    const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, media: { __proto__: null }, queries: [], keyframes: { __proto__: null } };
     const lists = [document.styleSheets, document.adoptedStyleSheets];
     for (let r = 0; r < state.roots.length; r++) { add(lists, state.roots[r].styleSheets); add(lists, state.roots[r].adoptedStyleSheets); }
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l];
       if (!list) continue;
-      for (let i = 0; i < list.length; i++) scanRules(list[i].cssRules, flags, false, 0);
+      for (let i = 0; i < list.length; i++) {
+        noteMedia(list[i], flags);
+        scanRules(list[i].cssRules, flags, false, 0);
+      }
+    }
+    for (const text in flags.media) {
+      try { add(flags.queries, matchMedia(text)); } catch (e) { flags.hover = true; } // cannot watch it: always full
     }
     return flags;
+  }
+  // A media query of a sheet or rule: its answer can change with no mutation and no new rule text
+  // (an emulated colour scheme or media type, a user preference).
+  function noteMedia(owner, flags) {
+    const m = owner.media;
+    if (m && typeof m.mediaText === "string" && m.mediaText !== "") flags.media[m.mediaText] = 1;
+  }
+  function mediaKey() {
+    const queries = state.flags === null ? [] : state.flags.queries;
+    let k = "";
+    for (let i = 0; i < queries.length; i++) k += queries[i].matches ? "1" : "0";
+    return k;
   }
   function scanRules(rules, flags, inContainer, depth) {
     if (depth > 16) { flags.has = true; flags.hover = true; return; }
     for (let i = 0; i < rules.length; i++) {
       const r = rules[i];
+      noteMedia(r, flags);
+      if (typeof r.name === "string" && r.constructor.name === "CSSKeyframesRule") {
+        // 1: an animation of that name can show or hide (getKeyframes() leaves custom properties out)
+        if (flags.keyframes[r.name] !== 1) flags.keyframes[r.name] = RELEVANT_STYLE.test(lower(r.cssText)) ? 1 : 0;
+        continue;
+      }
       if (r.styleSheet) scanRules(r.styleSheet.cssRules, flags, inContainer, depth + 1);
       const container = inContainer || (typeof r.containerName === "string" || r.constructor.name === "CSSContainerRule");
       const nested = r.cssRules !== undefined && r.cssRules !== null && r.cssRules.length > 0;
@@ -1921,6 +1945,35 @@
   }
   function undefinedCount() {
     return document.querySelectorAll(":not(:defined)").length;
+  }
+  // The elements whose display or visibility an animation or transition may be changing, which
+  // no mutation reports (null: cannot tell). Custom properties count: a rule may read them.
+  function movingTargets() {
+    if (typeof document.getAnimations !== "function") return [];
+    const out = [];
+    try {
+      const list = document.getAnimations();
+      for (let i = 0; i < list.length; i++) {
+        const a = list[i], effect = a.effect;
+        if (!effect || !effect.target || effect.pseudoElement) continue; // a pseudo-element is never in the SOM
+        if (movesVisibility(a, effect)) add(out, effect.target);
+      }
+    } catch (e) {
+      return null;
+    }
+    return out;
+  }
+  function movesVisibility(a, effect) {
+    const p = a.transitionProperty; // a CSS transition: one property
+    if (typeof p === "string") return visibilityProperty(p);
+    const name = a.animationName; // a CSS animation: what its @keyframes rule sets (unknown: may)
+    if (typeof name === "string") return state.flags === null || state.flags.keyframes[name] !== 0;
+    const frames = effect.getKeyframes(); // a script's animation: its keyframes as given
+    for (let i = 0; i < frames.length; i++) for (const k in frames[i]) if (visibilityProperty(k)) return true;
+    return false;
+  }
+  function visibilityProperty(name) {
+    return name === "display" || name === "visibility" || name === "all" || name.startsWith("--");
   }
   function markPath(node) {
     const e = state.epoch;
@@ -1981,8 +2034,15 @@
     }
     return true;
   }
+  function animatedChanged(targets, flags) {
+    for (let i = 0; i < targets.length; i++) {
+      const el = targets[i];
+      if (el.isConnected && el.ownerDocument === document && !elementChanged(el, flags)) return false;
+    }
+    return true;
+  }
   // Decides this compile's mode; true: incremental (records applied, live state compared).
-  function prepare(view, active, undef, style, url) {
+  function prepare(view, active, undef, style, url, moving) {
     const s = state;
     if (forceFull || !s.valid || s.doc !== document || s.observer === null || s.overflow) return false;
     let records = s.pending;
@@ -1990,12 +2050,15 @@
     const taken = s.observer.takeRecords();
     for (let i = 0; i < taken.length; i++) add(records, taken[i]);
     if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef) return false;
-    if (style === null || s.style !== style) return false;
+    if (style === null || s.style !== style || s.media !== mediaKey()) return false;
+    if (moving === null || s.moving === null) return false; // which elements animate: unknown
     const flags = s.flags;
     if (flags.hover || flags.layout || (flags.focus && s.active !== active)) return false;
     s.epoch++;
     if (!applyRecords(records, flags)) return false;
     records = null;
+    // Animated now, or at the last compile (it may have ended since): walked again, as if changed.
+    if (!animatedChanged(moving, flags) || !animatedChanged(s.moving, flags)) return false;
     const fresh = new WeakMap();
     let ok = true;
     liveScan(0, fresh, s.live, (el) => {
@@ -2035,7 +2098,7 @@
     s.hrefCount = 0;
   }
   // After a successful walk: what the next compile compares against.
-  function remember(full, rootsBefore, view, active, undef, style, url) {
+  function remember(full, rootsBefore, view, active, undef, style, url, moving) {
     const s = state;
     if (full) liveScan(0, s.live, null, null);
     else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);
@@ -2051,6 +2114,8 @@
       s.style = text;
     }
     s.view = view;
+    s.media = mediaKey();
+    s.moving = moving;
     s.active = active;
     s.undefinedCount = undef;
     s.origin = origin;
@@ -2127,11 +2192,12 @@
       const view = viewKey();
       const active = activeElement();
       const undef = undefinedCount();
+      const moving = movingTargets();
       const rootsBefore = state.roots.length;
       const styleNow = state.valid && !forceFull ? styleText() : null;
-      incremental = prepare(view, active, undef, styleNow, url);
+      incremental = prepare(view, active, undef, styleNow, url, moving);
       if (!incremental) resetForFull();
-      stats = { view, active, undef, style: incremental ? styleNow : null, rootsBefore };
+      stats = { view, active, undef, style: incremental ? styleNow : null, rootsBefore, moving };
     }
     const title = pageTitle();
     const langAttr = document.documentElement ? document.documentElement.lang : ""; // D4
@@ -2171,7 +2237,7 @@
       const head = joinList(parts, "") + metaHead;
       return { json: head + (byteLength(head) + 1 + byteLength(tail)) + tail, nodes, stats: null };
     }
-    remember(!incremental, stats.rootsBefore, stats.view, stats.active, stats.undef, stats.style, url);
+    remember(!incremental, stats.rootsBefore, stats.view, stats.active, stats.undef, stats.style, url, stats.moving);
     const counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
     // The text is parts, then meta (whose byte counts change with any length change).
     const meta = metaHead + (partBytes + byteLength(metaHead) + 1 + byteLength(tail)) + tail;
