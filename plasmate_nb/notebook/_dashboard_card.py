@@ -45,12 +45,12 @@ _MUTED = "opacity:.72"
 _FONT = "font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;line-height:1.4"
 _SURFACE = "var(--jp-layout-color1,var(--vscode-editor-background,#fff))"
 _RULE = "var(--jp-border-color2,rgba(127,127,127,.3))"
-# Alarm text: no one red reads on both a white and a dark surface, so the theme's error red is
-# moved a quarter of the way to the text colour around it (darker in light themes, lighter in
-# dark ones). Browsers without color-mix keep the plain red.
+# Alarm text: no one red reads on both a white and a dark surface, so the alarm red is moved 40 %
+# of the way to the text colour around it (darker in light themes, lighter in dark ones). A
+# browser without color-mix drops that declaration when parsing and keeps the plain red (which a
+# var() inside it would prevent).
 _ALARM_TEXT = (
-    f"color:{LEVEL_COLOURS['dropping']};"
-    f"color:color-mix(in srgb,var(--jp-error-color1,{LEVEL_COLOURS['dropping']}) 75%,currentColor)"
+    f"color:{LEVEL_COLOURS['dropping']};color:color-mix(in srgb,{LEVEL_COLOURS['dropping']} 60%,currentColor)"
 )
 
 

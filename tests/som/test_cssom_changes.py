@@ -51,9 +51,11 @@ async def _recorded(page) -> None:
 @pytest.mark.parametrize("change", list(CHANGES))
 async def test_a_stylesheet_change_gives_the_full_compiles_text(page, change):
     await _recorded(page)
-    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    unchanged = await compile_page(page, timeout=TIMEOUT_S)
+    assert unchanged.stats["mode"] == "incremental"  # a record to replay: the comparison means something
     await page.evaluate(CHANGES[change])
     incremental = await compile_page(page, timeout=TIMEOUT_S)
     full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
-    assert full.text != before  # the change shows in the SOM: a stale replay would be wrong
+    assert full.text != unchanged.text  # the change shows in the SOM: a stale replay would be wrong
     assert incremental.text == full.text
+    assert incremental.stats["mode"] == "full"  # the stylesheets changed: nothing replayed

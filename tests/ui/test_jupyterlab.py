@@ -476,11 +476,13 @@ async def test_gauges_turn_amber_then_red_and_a_reopened_notebook_shows_the_last
 
 # Every element of the dashboards that shows text of its own: its colour (any opacity of it and
 # its ancestors blended in) against the first opaque background behind it, as a WCAG contrast ratio.
+# Conservative for the card as it is: opacity above that background fades it too (taken as text
+# fading only), and a semi-transparent background in between is not blended (the card has none).
 CONTRAST_JS = """
 () => {
   // rgb()/rgba() in 0-255, or color(srgb r g b / a) in 0-1 (what a color-mix() computes to)
   const channels = s => {
-    const n = (s.match(/[\\d.]+/g) || []).map(Number);
+    const n = (s.match(/-?[\\d.]+(e[-+]?\\d+)?/gi) || []).map(Number);
     return s.startsWith('color(srgb') ? n.map((v, i) => i < 3 ? v * 255 : v) : n;
   };
   const linear = v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
@@ -550,5 +552,7 @@ async def test_the_dashboard_reads_clearly_in_the_light_and_the_dark_theme(
                 await card.scroll_into_view_if_needed(timeout=CELL_MS)
                 await _screenshot(card, f"dashboard-{theme.split()[-1].lower()}-{width}px.png", folders)
     finally:
-        await _use_theme(page, THEMES[0])  # the lab is shared by this module's tests
-        await context.close()
+        try:
+            await _use_theme(page, THEMES[0])  # the lab is shared by this module's tests
+        finally:
+            await context.close()
