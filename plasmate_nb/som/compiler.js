@@ -47,6 +47,11 @@
   // ---- constants
   const MAX_VISITS = 4000000;
   const BUDGET = { code: "budget exceeded" };
+  // Deeper than this a recording walk stops and the document is compiled unrecorded from then on:
+  // each recorded level costs stack frames, and a walk that ran out of stack would lose content.
+  const TOO_DEEP = { code: "too deep" };
+  const MAX_RECORDED_DEPTH = 400;
+  let recordedDepth = 0;
   const MISMATCH = { code: "mismatch" }; // a replayed subtree does not line up: compile in full
   const HEX = "0123456789abcdef";
   const MAX_ELEMENTS = 400;
@@ -1267,7 +1272,7 @@
     try {
       fn(node, path, out, a, b, c, d);
     } catch (e) {
-      if (e === BUDGET || e === MISMATCH) throw e;
+      if (e === BUDGET || e === MISMATCH || e === TOO_DEEP) throw e;
     }
   }
   function ownInert(el, inert) {
@@ -1686,7 +1691,7 @@
   const STYLE_CHARS_PER_VISIT = 200;
   const COSTLY_STYLE_CHARS = 100000;
   const MAX_HREF_KEYS = 50000;
-  const LIVE_SELECTOR = "input,textarea,select,[popover]";
+  const LIVE_SELECTOR = "input,textarea,select,button,[popover]";
   function newState(c) {
     if (c.s !== null) return c.s;
     const s = {
@@ -1789,13 +1794,16 @@
     const paraStart = paraCounter;
     const mainStart = mainMode;
     frame = f;
+    recordedDepth++;
     try {
+      if (recordedDepth > MAX_RECORDED_DEPTH) throw TOO_DEEP;
       fn(node, path, out, a, b, c, d);
     } catch (e) {
-      if (e === BUDGET || e === MISMATCH) throw e;
+      if (e === BUDGET || e === MISMATCH || e === TOO_DEEP) throw e;
       f.cacheable = false; // a node whose getters throw is not replayed
     } finally {
       frame = parent;
+      recordedDepth--;
     }
     if (f.cacheable) {
       const m = {
@@ -1824,10 +1832,19 @@
       const options = el.options;
       for (let i = 0; i < options.length; i++) s += options[i].selected === true ? "1" : "0";
     }
-    if (el.hasAttribute("popover")) {
-      try { s += el.matches(":popover-open") ? "P" : "p"; } catch (e) { s += "?"; }
+    if (el.hasAttribute("popover")) s += matchState(el, ":popover-open");
+    // What state pseudo-classes read and no attribute shows (only when a hiding rule uses one):
+    // indeterminate, validity (setCustomValidity), :user-invalid after a blur, an open picker,
+    // the default button of a form.
+    if (state.flags !== null && state.flags.state) {
+      if (el.indeterminate === true) s += "I";
+      if (el.willValidate === true) s += el.validity.valid ? "V" : "X";
+      s += matchState(el, ":user-invalid") + matchState(el, ":open") + matchState(el, ":default");
     }
     return s;
+  }
+  function matchState(el, selector) {
+    try { return el.matches(selector) ? "1" : "0"; } catch (e) { return "?"; } // not supported here
   }
   // Snapshot of live state under `roots` from index `from` into `map`; `changed(el)` for each
   // control whose state differs from `previous` (null: no comparison).
@@ -1878,9 +1895,15 @@
   // Which selector features the rules that can hide something (display, visibility, custom
   // properties, `all`) use: they decide how far a mutation's effect on visibility can reach.
   const RELEVANT_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
+  // Hiding rules whose match can change with no mutation and no live state this compiler compares
+  // (designMode, fullscreen, custom states, text direction, content language, upgrades, slotting,
+  // `of` selectors over siblings' attributes), and values computed from what it cannot watch
+  // (a registered property's initial value, if()): every compile is a full one.
+  const UNSEEN_PSEUDO = /:(read-|fullscreen|state\(|dir\(|lang\(|defined|host|slotted|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
+  const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*(var|if|attr)\(/;
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
   function styleFlags() {
-    const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, media: { __proto__: null }, queries: [], keyframes: { __proto__: null } };
+    const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, unseen: false, media: { __proto__: null }, queries: [], keyframes: { __proto__: null } };
     const lists = [document.styleSheets, document.adoptedStyleSheets];
     for (let r = 0; r < state.roots.length; r++) { add(lists, state.roots[r].styleSheets); add(lists, state.roots[r].adoptedStyleSheets); }
     for (let l = 0; l < lists.length; l++) {
@@ -1919,11 +1942,14 @@
         continue;
       }
       if (r.styleSheet) scanRules(r.styleSheet.cssRules, flags, inContainer, depth + 1);
+      if (r.constructor.name === "CSSScopeRule") flags.unseen = true; // its prelude is a selector too
       const container = inContainer || (typeof r.containerName === "string" || r.constructor.name === "CSSContainerRule");
       const nested = r.cssRules !== undefined && r.cssRules !== null && r.cssRules.length > 0;
       const sel = r.selectorText;
-      if (typeof sel === "string" && (nested || (r.style && RELEVANT_STYLE.test(lower(r.style.cssText))))) {
+      const css = typeof sel === "string" && r.style ? lower(r.style.cssText) : "";
+      if (typeof sel === "string" && (nested || RELEVANT_STYLE.test(css))) {
         const ls = lower(sel);
+        if (UNSEEN_PSEUDO.test(ls) || COMPUTED_HIDING.test(css)) flags.unseen = true;
         if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.sibling = true;
         if (has(ls, ":has(")) flags.has = true;
         if (has(ls, ":hover") || has(ls, ":active")) flags.hover = true;
@@ -1952,11 +1978,14 @@
     if (typeof document.getAnimations !== "function") return [];
     const out = [];
     try {
-      const list = document.getAnimations();
-      for (let i = 0; i < list.length; i++) {
-        const a = list[i], effect = a.effect;
-        if (!effect || !effect.target || effect.pseudoElement) continue; // a pseudo-element is never in the SOM
-        if (movesVisibility(a, effect)) add(out, effect.target);
+      // The document's list leaves out shadow trees: each open root compiled so far is asked too.
+      for (let r = -1; r < state.roots.length; r++) {
+        const list = (r < 0 ? document : state.roots[r]).getAnimations();
+        for (let i = 0; i < list.length; i++) {
+          const a = list[i], effect = a.effect;
+          if (!effect || !effect.target || effect.pseudoElement) continue; // a pseudo-element is never in the SOM
+          if (movesVisibility(a, effect)) add(out, effect.target);
+        }
       }
     } catch (e) {
       return null;
@@ -2008,6 +2037,12 @@
       markDeep(parent);
     }
     markDeep(el);
+    // Slotted light-DOM children inherit from their slot (the flat tree): walk the host again.
+    const root = el.getRootNode();
+    if (root.nodeType === 11 && root.host) {
+      if (state.refPath.has(root.host)) return false;
+      markDeep(root.host);
+    }
     return true;
   }
   // Marks what the recorded mutations touched; false when only a full compile is safe.
@@ -2052,8 +2087,10 @@
     if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef) return false;
     if (style === null || s.style !== style || s.media !== mediaKey()) return false;
     if (moving === null || s.moving === null) return false; // which elements animate: unknown
+    // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
+    for (let r = 0; r < s.roots.length; r++) if (s.roots[r].slotAssignment === "manual") return false;
     const flags = s.flags;
-    if (flags.hover || flags.layout || (flags.focus && s.active !== active)) return false;
+    if (flags.hover || flags.layout || flags.unseen || (flags.focus && s.active !== active)) return false;
     s.epoch++;
     if (!applyRecords(records, flags)) return false;
     records = null;
@@ -2100,19 +2137,20 @@
   // After a successful walk: what the next compile compares against.
   function remember(full, rootsBefore, view, active, undef, style, url, moving) {
     const s = state;
-    if (full) liveScan(0, s.live, null, null);
-    else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);
     if (full || s.roots.length > rootsBefore || style === null) {
       const text = styleText();
       // Comparing every rule's text, as each recompile must, would cost more than walking the
       // page: recording cannot pay off for this document; its later compiles walk it whole.
       if (full && text !== null && text.length > COSTLY_STYLE_CHARS && text.length > STYLE_CHARS_PER_VISIT * visits) {
-        cache.costly = true; // no later compile reads this record: stop observing, let it go
+        cache.costly = "costly_styles"; // no later compile reads this record: stop observing, let it go
         cache.s = null;
         s.observer.disconnect();
       } else if (text !== s.style || s.flags === null) s.flags = text === null ? null : styleFlags();
       s.style = text;
     }
+    // After the flags: what liveState compares depends on them.
+    if (full) liveScan(0, s.live, null, null);
+    else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);
     s.view = view;
     s.media = mediaKey();
     s.moving = moving;
@@ -2245,6 +2283,12 @@
   } catch (e) {
     if (state !== null) {
       state.valid = false;
+      if (e === TOO_DEEP) {
+        cache.costly = "too_deep"; // no later compile records: stop observing, let the record go
+        cache.s = null;
+        if (state.observer !== null) state.observer.disconnect();
+        return compileSom(budgetMs, null, false);
+      }
       // A replay that does not line up (or any surprise in it) is answered by a full compile.
       if (incremental && e !== BUDGET) {
         state.fallbacks++;

@@ -57,7 +57,9 @@ def factory_js(source: str) -> str:
         "    const r = compile(budgetMs, incremental && !cache.costly ? cache : null, false);\n"
         "    if (r && typeof r.json === 'string') {\n"
         "      kept[key] = r.nodes;\n"
-        "      return { json: r.json, stats: incremental ? { mode: 'uncached', costly_styles: true } : r.stats };\n"
+        "      const stats = { mode: 'uncached' };\n"
+        "      if (incremental && cache.costly) stats[cache.costly] = true;\n"
+        "      return { json: r.json, stats: incremental ? stats : r.stats };\n"
         "    }\n"
         "    if (r && r.parts) {\n"
         "      kept[key] = r.nodes;\n"
@@ -153,7 +155,8 @@ class CompiledSom:
     # How this compile ran: {"mode": "full"|"incremental"|"uncached", "full": n, "incremental": m,
     # "fallbacks": k}, the counts over the document's compiles so far (never part of ``text``);
     # {"mode": "uncached", "costly_styles": True} for a document whose stylesheets cost more to
-    # compare than the page to walk (docs/contract.md#incremental-compile).
+    # compare than the page to walk, {"mode": "uncached", "too_deep": True} for one nested deeper
+    # than a recording walk goes (docs/contract.md#incremental-compile).
     stats: dict[str, Any] = field(repr=False, default_factory=dict)
 
     def __repr__(self) -> str:

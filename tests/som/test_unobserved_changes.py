@@ -111,3 +111,134 @@ async def test_a_media_query_whose_answer_changes_is_seen(page, case):
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.emulate_media(**emulated)
     assert await _recompile_equals_full(page, before) == "full"
+
+
+async def _blurred_after_typing(page) -> None:
+    await page.fill("#i", "not an email")
+    await compile_page(page, timeout=TIMEOUT_S)  # the typing seen; the blur then changes no value
+    await page.evaluate("() => document.getElementById('i').blur()")
+
+
+async def _dark(page) -> None:
+    await page.emulate_media(color_scheme="dark")
+
+
+SHADOW_HOST = "<main><div id=h><p slot=a>Light child</p></div></main><script>"
+# (page, what changes it): state no attribute shows, selectors over what no observer reports,
+# slotting, values computed from what cannot be watched. Each hides or shows an element.
+UNSEEN = {
+    ":indeterminate": (
+        "<style>input:indeterminate + span{display:none}</style><main><input type=checkbox id=c><span>Hello</span></main>",
+        "document.getElementById('c').indeterminate = true",
+    ),
+    ":invalid by setCustomValidity": (
+        "<style>input:invalid + span{display:none}</style><main><input id=i><span>Hello</span></main>",
+        "document.getElementById('i').setCustomValidity('bad')",
+    ),
+    ":user-invalid after a blur": (
+        "<style>input:user-invalid + span{display:none}</style><main><input id=i type=email required><span>Hello</span></main>",
+        _blurred_after_typing,
+    ),
+    "an ancestor form turns :invalid": (
+        "<style>form:invalid .x{display:none}</style><main><form><input id=i><p class=x>Hello</p></form></main>",
+        "document.getElementById('i').required = true",
+    ),
+    ":default moves to another button": (
+        "<style>button:default{visibility:hidden}</style><main><div id=d></div><form id=f><button>Inner</button></form></main>",
+        "(() => { const b = document.createElement('button'); b.setAttribute('form', 'f'); b.textContent = 'Outer';"
+        " document.getElementById('d').appendChild(b); })()",
+    ),
+    ":read-write in designMode": (
+        "<style>p:read-write{display:none}</style><main><p>Hello</p></main>",
+        "document.designMode = 'on'",
+    ),
+    ":dir() from text": (
+        "<style>div:dir(rtl) .x{display:none}</style><main><div dir=auto><span id=t>hello</span><p class=x>Ltr only</p></div></main>",
+        "document.getElementById('t').firstChild.data = '\u05e9\u05dc\u05d5\u05dd'",
+    ),
+    ":lang() from a content-language meta": (
+        "<style>p:lang(fr){display:none}</style><main><p>Bonjour</p></main>",
+        "(() => { const m = document.createElement('meta'); m.httpEquiv = 'content-language'; m.content = 'fr';"
+        " document.head.appendChild(m); })()",
+    ),
+    "a custom state": (
+        "<script>customElements.define('x-a', class extends HTMLElement { constructor() { super();"
+        " this.i = this.attachInternals(); } })</script><style>x-a:state(off){display:none}</style>"
+        "<main><p>a</p><x-a><p>Inside</p></x-a></main>",
+        "document.querySelector('x-a').i.states.add('off')",
+    ),
+    ":defined with the undefined count unchanged": (
+        "<style>:not(:defined){display:none}</style><main><p>a</p><x-a>Shown when defined</x-a><div id=d></div></main>",
+        "document.getElementById('d').appendChild(document.createElement('x-b')); customElements.define('x-a', class extends HTMLElement {})",
+    ),
+    "nth-child(of) over a sibling's class": (
+        "<style>p:nth-child(2 of .x){display:none}</style><main><div><p id=a1>Alpha</p><p class=x>Beta</p><p class=x>Gamma</p></div></main>",
+        "document.getElementById('a1').className = 'x'",
+    ),
+    "@scope whose prelude matches": (
+        "<style>@scope (.card:has(.on)) { p {display:none} }</style><main><div class=card><span id=s>x</span><p>In card</p></div></main>",
+        "document.getElementById('s').className = 'on'",
+    ),
+    "a registered property's initial value": (
+        "<style>.x{display:var(--d)}</style><main><p>a</p><p class=x>Hide me</p></main>",
+        "CSS.registerProperty({name: '--d', syntax: '<custom-ident>', initialValue: 'none', inherits: false})",
+    ),
+    "if() on a media query": (
+        "<style>.x{display:if(media(prefers-color-scheme: dark): none; else: block)}</style><main><p>a</p><p class=x>Light</p></main>",
+        _dark,
+    ),
+    "a slot hidden": (
+        SHADOW_HOST
+        + "document.getElementById('h').attachShadow({mode: 'open'}).innerHTML = '<slot name=a></slot>';</script>",
+        "document.getElementById('h').shadowRoot.querySelector('slot').style.visibility = 'hidden'",
+    ),
+    "slots renamed": (
+        SHADOW_HOST + "document.getElementById('h').attachShadow({mode: 'open'}).innerHTML ="
+        " '<div style=visibility:hidden><slot name=b></slot></div><slot name=a></slot>';</script>",
+        "(() => { const s = document.getElementById('h').shadowRoot.querySelectorAll('slot'); s[0].name = 'a'; s[1].name = 'c'; })()",
+    ),
+    "a manually assigned slot": (
+        "<main><div id=h><p>Light child</p></div></main><script>const r = document.getElementById('h')"
+        ".attachShadow({mode: 'open', slotAssignment: 'manual'}); r.innerHTML = '<div style=visibility:hidden>"
+        "<slot id=s1></slot></div><slot id=s2></slot>'; r.getElementById('s2').assign(document.querySelector('#h p'));</script>",
+        "document.getElementById('h').shadowRoot.getElementById('s1').assign(document.querySelector('#h p'))",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(UNSEEN))
+async def test_a_change_no_observer_reports_is_seen(page, case):
+    html, change = UNSEEN[case]
+    await page.set_content(html)
+    await compile_page(page, timeout=TIMEOUT_S)
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    if isinstance(change, str):
+        await page.evaluate(f"() => {{ {change}; }}")
+    else:
+        await change(page)
+    await _recompile_equals_full(page, before)
+
+
+async def test_an_animation_inside_a_shadow_root_is_seen(page):
+    await page.set_content(
+        "<main><div id=h></div></main><script>document.getElementById('h').attachShadow({mode: 'open'}).innerHTML ="
+        " '<style>@keyframes hide { to { visibility: hidden } } p { animation: hide 0s 300ms forwards }</style><p>Shadow</p>';</script>"
+    )
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.wait_for_function(
+        "() => getComputedStyle(document.getElementById('h').shadowRoot.querySelector('p')).visibility === 'hidden'",
+        timeout=WAIT_MS,
+    )
+    await _recompile_equals_full(page, before)
+
+
+async def test_a_document_deeper_than_a_recording_walk_goes_is_compiled_unrecorded(page):
+    await page.set_content(
+        "<main id=m></main><script>let d = document.getElementById('m'); for (let i = 0; i < 1200; i++)"
+        " { const c = document.createElement('div'); d.appendChild(c); d = c; }"
+        " d.appendChild(Object.assign(document.createElement('p'), {textContent: 'Deep leaf'}));</script>"
+    )
+    recorded = await compile_page(page, timeout=TIMEOUT_S)
+    assert recorded.stats == {"mode": "uncached", "too_deep": True}
+    assert "Deep leaf" in recorded.text  # nothing lost to the stack
+    assert recorded.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
