@@ -1691,7 +1691,7 @@
   const STYLE_CHARS_PER_VISIT = 200;
   const COSTLY_STYLE_CHARS = 100000;
   const MAX_HREF_KEYS = 50000;
-  const LIVE_SELECTOR = "input,textarea,select,button,[popover]";
+  const LIVE_SELECTOR = "input,textarea,select,button,[popover],option:not(select option)"; // a select's options: its state
   function newState(c) {
     if (c.s !== null) return c.s;
     const s = {
@@ -1839,7 +1839,8 @@
     if (state.flags !== null && state.flags.state) {
       if (el.indeterminate === true) s += "I";
       if (el.willValidate === true) s += el.validity.valid ? "V" : "X";
-      s += matchState(el, ":user-invalid") + matchState(el, ":open") + matchState(el, ":default");
+      if (tag === "option") s += el.selected === true ? "S" : "s";
+      s += matchState(el, ":user-invalid") + matchState(el, ":user-valid") + matchState(el, ":open") + matchState(el, ":default");
     }
     return s;
   }
@@ -1896,10 +1897,10 @@
   // properties, `all`) use: they decide how far a mutation's effect on visibility can reach.
   const RELEVANT_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
   // Hiding rules whose match can change with no mutation and no live state this compiler compares
-  // (designMode, fullscreen, custom states, text direction, content language, upgrades, slotting,
-  // `of` selectors over siblings' attributes), and values computed from what it cannot watch
-  // (a registered property's initial value, if()): every compile is a full one.
-  const UNSEEN_PSEUDO = /:(read-|fullscreen|state\(|dir\(|lang\(|defined|host|slotted|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
+  // (designMode, fullscreen, custom states, text direction, content language, upgrades, `of`
+  // selectors over siblings' attributes), and values computed from what it cannot watch (a
+  // registered property's initial value, if()): every compile is a full one.
+  const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
   const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*(var|if|attr)\(/;
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
   function styleFlags() {
@@ -1994,10 +1995,11 @@
   }
   function movesVisibility(a, effect) {
     const p = a.transitionProperty; // a CSS transition: one property
-    if (typeof p === "string") return visibilityProperty(p);
+    if (typeof p === "string" && visibilityProperty(p)) return true;
     const name = a.animationName; // a CSS animation: what its @keyframes rule sets (unknown: may)
-    if (typeof name === "string") return state.flags === null || state.flags.keyframes[name] !== 0;
-    const frames = effect.getKeyframes(); // a script's animation: its keyframes as given
+    if (typeof name === "string" && (state.flags === null || state.flags.keyframes[name] !== 0)) return true;
+    // Its keyframes as they are now (a script may have set them, on any kind of animation).
+    const frames = effect.getKeyframes();
     for (let i = 0; i < frames.length; i++) for (const k in frames[i]) if (visibilityProperty(k)) return true;
     return false;
   }

@@ -179,6 +179,19 @@ UNSEEN = {
         "<style>@scope (.card:has(.on)) { p {display:none} }</style><main><div class=card><span id=s>x</span><p>In card</p></div></main>",
         "document.getElementById('s').className = 'on'",
     ),
+    ":checked of an option outside a select": (
+        "<style>option:checked + span{display:none}</style><main><div><option id=o>Opt</option><span>Hello</span></div></main>",
+        "document.getElementById('o').selected = true",
+    ),
+    ":user-valid after a blocked submit": (
+        "<style>input:user-valid + span{display:none}</style><main><form id=f onsubmit='event.preventDefault()'>"
+        "<input id=i value=ok><span>Hello</span></form></main>",
+        "document.getElementById('f').requestSubmit()",
+    ),
+    "a CSS animation's keyframes set by script": (
+        "<style>@keyframes k{from{color:red}to{color:blue}} .a{animation:k 1000s}</style><main><p>x</p><p class=a>Animated</p></main>",
+        "document.getAnimations()[0].effect.setKeyframes([{visibility: 'hidden'}, {visibility: 'hidden'}])",
+    ),
     "a registered property's initial value": (
         "<style>.x{display:var(--d)}</style><main><p>a</p><p class=x>Hide me</p></main>",
         "CSS.registerProperty({name: '--d', syntax: '<custom-ident>', initialValue: 'none', inherits: false})",
@@ -242,3 +255,12 @@ async def test_a_document_deeper_than_a_recording_walk_goes_is_compiled_unrecord
     assert recorded.stats == {"mode": "uncached", "too_deep": True}
     assert "Deep leaf" in recorded.text  # nothing lost to the stack
     assert recorded.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+
+
+async def test_custom_properties_on_root_and_host_keep_recompiles_incremental(page):
+    # As Tailwind v4 declares its theme: `:host` is no reason for full compiles.
+    style = ":root, :host { --c: red; --s: 4px } html, :host { color: var(--c); margin: var(--s) } .hidden { display: none }"
+    await page.set_content(_page(style, "<p id=n>Note</p>"))
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate("() => { document.getElementById('n').textContent = 'Changed note'; }")
+    assert await _recompile_equals_full(page, before) == "incremental"
