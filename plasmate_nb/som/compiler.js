@@ -1691,7 +1691,10 @@
   const STYLE_CHARS_PER_VISIT = 200;
   const COSTLY_STYLE_CHARS = 100000;
   const MAX_HREF_KEYS = 50000;
-  const LIVE_SELECTOR = "input,textarea,select,button,[popover],option:not(select option)"; // a select's options: its state
+  const LIVE_SELECTOR = "input,textarea,select,[popover]";
+  // With a hiding rule on state pseudo-classes, also buttons (:default) and options outside a
+  // select (a select's options are its state).
+  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option:not(select option)";
   function newState(c) {
     if (c.s !== null) return c.s;
     const s = {
@@ -1850,9 +1853,10 @@
   // Snapshot of live state under `roots` from index `from` into `map`; `changed(el)` for each
   // control whose state differs from `previous` (null: no comparison).
   function liveScan(from, map, previous, changed) {
+    const selector = state.flags !== null && state.flags.state ? STATE_LIVE_SELECTOR : LIVE_SELECTOR;
     for (let r = from - 1; r < state.roots.length; r++) {
       const root = r < 0 ? document : state.roots[r];
-      const list = root.querySelectorAll(LIVE_SELECTOR);
+      const list = root.querySelectorAll(selector);
       for (let i = 0; i < list.length; i++) {
         const el = list[i];
         let s;
@@ -1877,9 +1881,14 @@
     }
     return t;
   }
-  function styleText() {
+  // The document's and every compiled shadow root's style sheets, adopted ones included.
+  function sheetLists() {
     const lists = [document.styleSheets, document.adoptedStyleSheets];
     for (let r = 0; r < state.roots.length; r++) { add(lists, state.roots[r].styleSheets); add(lists, state.roots[r].adoptedStyleSheets); }
+    return lists;
+  }
+  function styleText() {
+    const lists = sheetLists();
     let t = "";
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l];
@@ -1905,8 +1914,7 @@
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
   function styleFlags() {
     const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, unseen: false, media: { __proto__: null }, queries: [], keyframes: { __proto__: null } };
-    const lists = [document.styleSheets, document.adoptedStyleSheets];
-    for (let r = 0; r < state.roots.length; r++) { add(lists, state.roots[r].styleSheets); add(lists, state.roots[r].adoptedStyleSheets); }
+    const lists = sheetLists();
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l];
       if (!list) continue;
@@ -2136,6 +2144,13 @@
     s.hrefKeys = { __proto__: null };
     s.hrefCount = 0;
   }
+  // This document's later compiles walk it whole, recording nothing (`reason` goes into their
+  // stats): stop observing and let the record go.
+  function dropRecord(reason) {
+    cache.costly = reason;
+    cache.s = null;
+    if (state.observer !== null) state.observer.disconnect();
+  }
   // After a successful walk: what the next compile compares against.
   function remember(full, rootsBefore, view, active, undef, style, url, moving) {
     const s = state;
@@ -2144,9 +2159,7 @@
       // Comparing every rule's text, as each recompile must, would cost more than walking the
       // page: recording cannot pay off for this document; its later compiles walk it whole.
       if (full && text !== null && text.length > COSTLY_STYLE_CHARS && text.length > STYLE_CHARS_PER_VISIT * visits) {
-        cache.costly = "costly_styles"; // no later compile reads this record: stop observing, let it go
-        cache.s = null;
-        s.observer.disconnect();
+        dropRecord("costly_styles");
       } else if (text !== s.style || s.flags === null) s.flags = text === null ? null : styleFlags();
       s.style = text;
     }
@@ -2286,9 +2299,7 @@
     if (state !== null) {
       state.valid = false;
       if (e === TOO_DEEP) {
-        cache.costly = "too_deep"; // no later compile records: stop observing, let the record go
-        cache.s = null;
-        if (state.observer !== null) state.observer.disconnect();
+        dropRecord("too_deep");
         return compileSom(budgetMs, null, false);
       }
       // A replay that does not line up (or any surprise in it) is answered by a full compile.
