@@ -10,6 +10,16 @@ from plasmate_nb.som import CompiledSom, compile_page, iter_elements
 TIMEOUT_S = 20.0
 
 
+async def recompile_equals_full(page: Any, before: str) -> str:
+    """Recompile after a change: the text differs from ``before`` (so a stale replay would be
+    wrong) and equals a full compile's. Returns the recompile's mode."""
+    incremental = await compile_page(page, timeout=TIMEOUT_S)
+    full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
+    assert full.text != before
+    assert incremental.text == full.text
+    return incremental.stats["mode"]
+
+
 async def load(page: Any, fixture_server: str, name: str) -> CompiledSom:
     await page.goto(f"{fixture_server}/som/{name}")
     return await compile_page(page, timeout=TIMEOUT_S)

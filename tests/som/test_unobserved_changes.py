@@ -12,21 +12,13 @@ from __future__ import annotations
 import pytest
 
 from plasmate_nb.som import compile_page
-from tests.som._helpers import TIMEOUT_S
+from tests.som._helpers import TIMEOUT_S, recompile_equals_full
 
 WAIT_MS = 10_000
 
 
 def _page(style: str, body: str) -> str:
     return f"<html><head><title>t</title><style>{style}</style></head><body><main><p>Always</p>{body}</main></body></html>"
-
-
-async def _recompile_equals_full(page, before: str) -> str:
-    incremental = await compile_page(page, timeout=TIMEOUT_S)
-    full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
-    assert full.text != before  # the change shows in the SOM: a stale replay would be wrong
-    assert incremental.text == full.text
-    return incremental.stats["mode"]
 
 
 # (style, body, the condition the animation reaches): each starts on load.
@@ -57,7 +49,7 @@ async def test_an_animation_that_shows_or_hides_is_seen(page, case):
     await page.set_content(_page(style, body))
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.wait_for_function(f"() => {reached}", timeout=WAIT_MS)
-    await _recompile_equals_full(page, before)
+    await recompile_equals_full(page, before)
 
 
 async def test_a_transition_that_ended_since_the_last_compile_is_seen(page):
@@ -73,7 +65,7 @@ async def test_a_transition_that_ended_since_the_last_compile_is_seen(page):
         "() => document.getAnimations().length === 0 && getComputedStyle(document.querySelector('.t')).visibility === 'hidden'",
         timeout=WAIT_MS,
     )
-    await _recompile_equals_full(page, before)
+    await recompile_equals_full(page, before)
 
 
 async def test_a_web_animation_started_by_script_is_seen(page):
@@ -85,7 +77,7 @@ async def test_a_web_animation_started_by_script_is_seen(page):
     )
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.wait_for_function("() => window.__a.playState === 'finished'", timeout=WAIT_MS)
-    await _recompile_equals_full(page, before)
+    await recompile_equals_full(page, before)
 
 
 # Styles that must not cost incremental recompiles: a spinner's animation; custom properties on
@@ -103,7 +95,7 @@ async def test_harmless_styles_keep_recompiles_incremental(page, case):
     await page.set_content(_page(HARMLESS[case], "<p class=s>Spinner</p><p id=n>Note</p>"))
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.evaluate("() => { document.getElementById('n').textContent = 'Changed note'; }")
-    assert await _recompile_equals_full(page, before) == "incremental"
+    assert await recompile_equals_full(page, before) == "incremental"
 
 
 # (style, body, emulate_media arguments)
@@ -123,7 +115,7 @@ async def test_a_media_query_whose_answer_changes_is_seen(page, case):
     await page.set_content(_page(style, body))
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.emulate_media(**emulated)
-    assert await _recompile_equals_full(page, before) == "full"
+    assert await recompile_equals_full(page, before) == "full"
 
 
 async def _blurred_after_typing(page) -> None:
@@ -242,7 +234,7 @@ async def test_a_change_no_observer_reports_is_seen(page, case):
         await page.evaluate(f"() => {{ {change}; }}")
     else:
         await change(page)
-    await _recompile_equals_full(page, before)
+    await recompile_equals_full(page, before)
 
 
 async def test_an_animation_inside_a_shadow_root_is_seen(page):
@@ -255,7 +247,7 @@ async def test_an_animation_inside_a_shadow_root_is_seen(page):
         "() => getComputedStyle(document.getElementById('h').shadowRoot.querySelector('p')).visibility === 'hidden'",
         timeout=WAIT_MS,
     )
-    await _recompile_equals_full(page, before)
+    await recompile_equals_full(page, before)
 
 
 async def test_a_document_deeper_than_a_recording_walk_goes_is_compiled_unrecorded(page):
