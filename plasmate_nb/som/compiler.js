@@ -1702,7 +1702,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, flags: null, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, sheetFlags: null, flags: null, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1902,9 +1902,16 @@
     }
     return t;
   }
-  // Which selector features the rules that can hide something (display, visibility, custom
-  // properties, `all`) use: they decide how far a mutation's effect on visibility can reach.
-  const RELEVANT_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
+  // Which selector features the rules that can hide something (display, visibility, `all`) use:
+  // they decide how far a mutation's effect on visibility can reach. A rule that declares a custom
+  // property counts too, but only while an inline style hides by reading one (a rule's hiding
+  // value that reads one means full compiles anyway): the many rules that merely read custom
+  // properties for colours (Bootstrap's and Tailwind's hover rules) never count.
+  const HIDING_STYLE = /display|visibility|(^|[\s;{])all\s*:/;
+  const DECLARES_CUSTOM = /(^|[\s;{])--[^\s:;]*\s*:/;
+  const HIDES = 1, DECLARES = 2; // what a rule (or one nested in it) does, as scanRules answers
+  // Keyframes that can show or hide: any custom property counts (animations are not compared).
+  const KEYFRAMES_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
   // Hiding rules whose match can change with no mutation and no live state this compiler compares
   // (designMode, fullscreen, custom states, text direction, content language, upgrades, `of`
   // selectors over siblings' attributes), and values computed from what it cannot watch (a
@@ -1912,8 +1919,19 @@
   const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
   const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*(var|if|attr)\(/;
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
+  const SELECTOR_FLAGS = ["sibling", "has", "hover", "focus", "state", "empty", "layout", "unseen"];
+  function selectorFlags() {
+    return { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, unseen: false };
+  }
+  // `{narrow, wide}`: the flags of the rules that hide, and of those together with the rules that
+  // declare custom properties (the same object when those add nothing). Media queries, keyframes
+  // and anything unreadable go into both.
   function styleFlags() {
-    const flags = { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, unseen: false, media: { __proto__: null }, queries: [], keyframes: { __proto__: null } };
+    const flags = selectorFlags();
+    flags.custom = selectorFlags();
+    flags.media = { __proto__: null };
+    flags.queries = [];
+    flags.keyframes = { __proto__: null };
     const lists = sheetLists();
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l];
@@ -1926,7 +1944,27 @@
     for (const text in flags.media) {
       try { add(flags.queries, matchMedia(text)); } catch (e) { flags.hover = true; } // cannot watch it: always full
     }
-    return flags;
+    const custom = flags.custom;
+    flags.custom = null;
+    let widens = false;
+    for (let i = 0; i < SELECTOR_FLAGS.length; i++) if (custom[SELECTOR_FLAGS[i]] && !flags[SELECTOR_FLAGS[i]]) widens = true;
+    if (!widens) return { narrow: flags, wide: flags };
+    const wide = { media: flags.media, queries: flags.queries, keyframes: flags.keyframes, custom: null };
+    for (let i = 0; i < SELECTOR_FLAGS.length; i++) wide[SELECTOR_FLAGS[i]] = flags[SELECTOR_FLAGS[i]] || custom[SELECTOR_FLAGS[i]];
+    return { narrow: flags, wide };
+  }
+  // Whether an inline style in the document or an open shadow root compiled so far computes
+  // display or visibility from a custom property (or if(), attr()).
+  const INLINE_COMPUTED = '[style*="var(" i],[style*="if(" i],[style*="attr(" i]';
+  function inlineReadsCustom() {
+    for (let r = -1; r < state.roots.length; r++) {
+      const list = (r < 0 ? document : state.roots[r]).querySelectorAll(INLINE_COMPUTED);
+      for (let i = 0; i < list.length; i++) {
+        const css = list[i].getAttribute("style");
+        if (css !== null && COMPUTED_HIDING.test(lower(css))) return true;
+      }
+    }
+    return false;
   }
   // A media query of a sheet or rule: its answer can change with no mutation and no new rule text
   // (an emulated colour scheme or media type, a user preference).
@@ -1941,34 +1979,43 @@
     return k;
   }
   function scanRules(rules, flags, inContainer, depth) {
-    if (depth > 16) { flags.has = true; flags.hover = true; return; }
+    if (depth > 16) { flags.has = true; flags.hover = true; return HIDES; }
+    let does = 0;
     for (let i = 0; i < rules.length; i++) {
       const r = rules[i];
       noteMedia(r, flags);
       if (typeof r.name === "string" && r.constructor.name === "CSSKeyframesRule") {
         // 1: an animation of that name can show or hide (getKeyframes() leaves custom properties out)
-        if (flags.keyframes[r.name] !== 1) flags.keyframes[r.name] = RELEVANT_STYLE.test(lower(r.cssText)) ? 1 : 0;
+        if (flags.keyframes[r.name] !== 1) flags.keyframes[r.name] = KEYFRAMES_STYLE.test(lower(r.cssText)) ? 1 : 0;
         continue;
       }
       if (r.styleSheet) scanRules(r.styleSheet.cssRules, flags, inContainer, depth + 1);
       if (r.constructor.name === "CSSScopeRule") flags.unseen = true; // its prelude is a selector too
       const container = inContainer || (typeof r.containerName === "string" || r.constructor.name === "CSSContainerRule");
       const nested = r.cssRules !== undefined && r.cssRules !== null && r.cssRules.length > 0;
+      // A style rule, or declarations nested in one (CSSNestedDeclarations: its parent's selector).
+      const css = r.style ? lower(r.style.cssText) : "";
+      let own = (HIDING_STYLE.test(css) ? HIDES : 0) | (DECLARES_CUSTOM.test(css) ? DECLARES : 0);
+      if (COMPUTED_HIDING.test(css)) flags.unseen = true;
+      if (nested) own |= scanRules(r.cssRules, flags, container, depth + 1);
       const sel = r.selectorText;
-      const css = typeof sel === "string" && r.style ? lower(r.style.cssText) : "";
-      if (typeof sel === "string" && (nested || RELEVANT_STYLE.test(css))) {
-        const ls = lower(sel);
-        if (UNSEEN_PSEUDO.test(ls) || COMPUTED_HIDING.test(css)) flags.unseen = true;
-        if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.sibling = true;
-        if (has(ls, ":has(")) flags.has = true;
-        if (has(ls, ":hover") || has(ls, ":active")) flags.hover = true;
-        if (has(ls, ":focus") || has(ls, ":target")) flags.focus = true;
-        if (has(ls, ":empty")) flags.empty = true;
-        if (STATE_PSEUDO.test(ls)) flags.state = true;
-        if (container) flags.layout = true;
+      if (typeof sel === "string") {
+        if (own & HIDES) selectorFlag(flags, lower(sel), container);
+        if (own & DECLARES) selectorFlag(flags.custom, lower(sel), container);
       }
-      if (nested) scanRules(r.cssRules, flags, container, depth + 1);
+      does |= own;
     }
+    return does;
+  }
+  function selectorFlag(flags, ls, container) {
+    if (UNSEEN_PSEUDO.test(ls)) flags.unseen = true;
+    if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.sibling = true;
+    if (has(ls, ":has(")) flags.has = true;
+    if (has(ls, ":hover") || has(ls, ":active")) flags.hover = true;
+    if (has(ls, ":focus") || has(ls, ":target")) flags.focus = true;
+    if (has(ls, ":empty")) flags.empty = true;
+    if (STATE_PSEUDO.test(ls)) flags.state = true;
+    if (container) flags.layout = true;
   }
   function activeElement() {
     let a = document.activeElement;
@@ -2160,9 +2207,13 @@
       // page: recording cannot pay off for this document; its later compiles walk it whole.
       if (full && text !== null && text.length > COSTLY_STYLE_CHARS && text.length > STYLE_CHARS_PER_VISIT * visits) {
         dropRecord("costly_styles");
-      } else if (text !== s.style || s.flags === null) s.flags = text === null ? null : styleFlags();
+      } else if (text !== s.style || s.sheetFlags === null) s.sheetFlags = text === null ? null : styleFlags();
       s.style = text;
     }
+    // The wide flags while an inline style hides by reading a custom property. Such a style that
+    // appeared since the last compile came with a mutation, so its subtree was walked again.
+    const sheet = s.sheetFlags;
+    s.flags = sheet === null ? null : sheet.wide !== sheet.narrow && inlineReadsCustom() ? sheet.wide : sheet.narrow;
     // After the flags: what liveState compares depends on them.
     if (full) liveScan(0, s.live, null, null);
     else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);

@@ -4,8 +4,8 @@ a custom property (running now, or at the last compile and ended since, in the d
 open shadow root), Web Animations and keyframes set by script, media queries whose answer
 changes, control state no attribute shows, selectors over what no observer reports, slots, and
 documents too deep to record. After each, the recompile equals a full compile (every case here
-failed on the compiler before it); harmless styles (a spinner, Tailwind's `:root, :host` theme)
-keep recompiles incremental."""
+failed on the compiler before it); harmless styles (a spinner, Tailwind's `:root, :host` theme,
+hover rules that only colour, as Bootstrap's and Tailwind's do) keep recompiles incremental."""
 
 from __future__ import annotations
 
@@ -87,6 +87,16 @@ HARMLESS = {
     " .s { animation: spin 1s linear infinite }",
     "custom properties on :root and :host": ":root, :host { --c: red; --s: 4px }"
     " html, :host { color: var(--c); margin: var(--s) } .hidden { display: none }",
+    # Bootstrap 5: hover and focus colours read custom properties; checked controls declare them.
+    "Bootstrap's hover colours": ".btn { --bs-btn-color: #000; --bs-btn-hover-bg: #eee; color: var(--bs-btn-color) }"
+    " .btn:hover { color: var(--bs-btn-hover-color); background-color: var(--bs-btn-hover-bg) }"
+    " .btn:focus-visible { box-shadow: var(--bs-btn-focus-box-shadow) } .form-check-input:checked { --bs-form-check-bg-image: none }"
+    " .dropdown-menu { display: none } .dropdown-menu.show { display: block }",
+    # Tailwind v4: hover utilities inside a media query read the theme's custom properties.
+    "Tailwind's hover utilities": ":root { --color-blue-600: blue } @layer utilities { .hidden { display: none }"
+    " @media (hover: hover) { .hover\\:bg-blue-600:hover { background-color: var(--color-blue-600) } } }",
+    # Nesting: the parent's selector counts only when a nested rule can hide something.
+    "a nested hover rule that only colours": ".card { color: black; &:hover { color: var(--accent) } }",
 }
 
 
@@ -96,6 +106,53 @@ async def test_harmless_styles_keep_recompiles_incremental(page, case):
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.evaluate("() => { document.getElementById('n').textContent = 'Changed note'; }")
     assert await recompile_equals_full(page, before) == "incremental"
+
+
+# (style, what the menu holds): hovering the menu shows a submenu, leaving it hides it again.
+HOVERED = {
+    "a hover rule that shows it": (".menu .sub { display: none } .menu:hover .sub { display: block }",
+                                   "<p class=sub>Submenu</p>"),
+    "declarations nested in an @media of a hover rule": (".sub { display: none }"
+                                                         " .menu:hover .sub { @media (min-width: 1px) { display: block } }",
+                                                         "<p class=sub>Submenu</p>"),
+    "a hover rule's custom property an inline style reads": (".menu:hover { --d: block }",
+                                                             '<p style="display: var(--d, none)">Submenu</p>'),
+    "the same inside a shadow root": (".menu:hover { --d: block }",
+                                      "<div id=h></div><script>document.getElementById('h').attachShadow({mode: 'open'})"
+                                      ".innerHTML = '<p style=\"display: var(--d, none)\">Submenu</p>'</script>"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(HOVERED))
+async def test_what_hovering_shows_and_hides_is_seen(page, case):
+    style, inner = HOVERED[case]
+    await page.set_content(_page(style, f"<div class=menu><p>Menu</p>{inner}</div><p id=away>Away</p>"))
+    await page.hover("#away")
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    assert "Submenu" not in before
+    await page.hover(".menu > p")
+    await recompile_equals_full(page, before)
+    shown = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.hover("#away")
+    await recompile_equals_full(page, shown)
+
+
+async def test_an_inline_style_that_starts_reading_a_custom_property_is_seen(page):
+    # Hovering sets a custom property no rule that hides reads; then an inline style reads it, and
+    # the submenu inherits what it computes.
+    await page.set_content(
+        _page(
+            ".menu:hover { --v: visible }",
+            "<div class=menu><p>Menu</p><div id=s><p>Submenu</p></div></div><p id=away>Away</p>",
+        )
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.hover(".menu > p")
+    await page.evaluate("() => { document.getElementById('s').style.visibility = 'var(--v, hidden)'; }")
+    shown = (await compile_page(page, timeout=TIMEOUT_S)).text
+    assert "Submenu" in shown
+    await page.hover("#away")  # no mutation: only the custom property changes
+    await recompile_equals_full(page, shown)
 
 
 # (style, body, emulate_media arguments)
