@@ -1919,9 +1919,9 @@
   const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
   const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*(var|if|attr)\(/;
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
-  const SELECTOR_FLAGS = ["sibling", "has", "hover", "focus", "state", "empty", "layout", "unseen"];
+  const SELECTOR_FLAGS = ["sibling", "has", "hover", "focus", "state", "empty", "emptySibling", "layout", "unseen"];
   function selectorFlags() {
-    return { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, layout: false, unseen: false };
+    return { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, emptySibling: false, layout: false, unseen: false };
   }
   // `{narrow, wide}`: the flags of the rules that hide, and of those together with the rules that
   // declare custom properties (the same object when those add nothing). Media queries, keyframes
@@ -2013,7 +2013,10 @@
     if (has(ls, ":has(")) flags.has = true;
     if (has(ls, ":hover") || has(ls, ":active")) flags.hover = true;
     if (has(ls, ":focus") || has(ls, ":target")) flags.focus = true;
-    if (has(ls, ":empty")) flags.empty = true;
+    if (has(ls, ":empty")) {
+      flags.empty = true;
+      if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.emptySibling = true; // what follows an empty element
+    }
     if (STATE_PSEUDO.test(ls)) flags.state = true;
     if (container) flags.layout = true;
   }
@@ -2085,13 +2088,16 @@
     return false;
   }
   // A changed element: its whole subtree is walked again (its style may reach every
-  // descendant), with its siblings when sibling combinators can carry the change.
-  function elementChanged(el, flags) {
+  // descendant), with its later siblings when sibling combinators can carry the change
+  // (`siblings`: the change is to the element itself, not only to its children).
+  function elementChanged(el, flags, siblings) {
     if (flags.has || state.refPath.has(el) || insideRef(el)) return false;
-    const parent = up(el);
-    if (flags.sibling && parent !== null) {
-      if (state.refPath.has(parent)) return false;
-      markDeep(parent);
+    if (flags.sibling && siblings) {
+      // `+` and `~` reach later siblings only (a shadow root or the document has none).
+      for (let k = el.nodeType === 1 ? el.nextElementSibling : null; k !== null; k = k.nextElementSibling) {
+        if (state.refPath.has(k)) return false;
+        markDeep(k);
+      }
     }
     markDeep(el);
     // Slotted light-DOM children inherit from their slot (the flat tree): walk the host again.
@@ -2109,19 +2115,23 @@
       const t = r.target;
       if (styleOwner(t)) return false;
       if (r.type === "characterData") {
-        if (flags.empty || insideRef(t)) return false;
+        if (insideRef(t)) return false;
+        // Text can make its element :empty or not: that element changes, and with it what follows it.
+        const p = t.parentNode;
+        if (flags.empty && p !== null && p.nodeType === 1 && !elementChanged(p, flags, flags.emptySibling)) return false;
         markPath(t);
       } else if (r.type === "attributes") {
         const name = r.attributeName;
         if (name === "id" || name === "for" || name === "slot") return false;
-        if (!elementChanged(t, flags)) return false;
+        if (!elementChanged(t, flags, true)) return false;
       } else { // a child list: like a changed element, unless it adds or removes what labels read
         for (let j = 0; j < r.addedNodes.length; j++) {
           if (touchesRefs(r.addedNodes[j])) return false;
           state.insertedAt.set(r.addedNodes[j], state.epoch);
         }
         for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
-        if (!elementChanged(t, flags)) return false;
+        // Siblings of the target match as before, unless it became empty or stopped being so.
+        if (!elementChanged(t, flags, flags.emptySibling)) return false;
       }
     }
     return true;
@@ -2129,7 +2139,7 @@
   function animatedChanged(targets, flags) {
     for (let i = 0; i < targets.length; i++) {
       const el = targets[i];
-      if (el.isConnected && el.ownerDocument === document && !elementChanged(el, flags)) return false;
+      if (el.isConnected && el.ownerDocument === document && !elementChanged(el, flags, true)) return false;
     }
     return true;
   }
@@ -2156,7 +2166,7 @@
     const fresh = new WeakMap();
     let ok = true;
     liveScan(0, fresh, s.live, (el) => {
-      if (ok && (flags.state || !elementChanged(el, flags))) ok = false;
+      if (ok && (flags.state || !elementChanged(el, flags, true))) ok = false;
     });
     s.live = fresh;
     return ok;

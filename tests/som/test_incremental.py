@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from plasmate_nb.som import compile_page
 from plasmate_nb.som.compiler import COMPILER_SOURCE, factory_js
 from plasmate_nb.som.world import world_of
-from tests.som._helpers import TIMEOUT_S
+from tests.som._helpers import TIMEOUT_S, recompile_equals_full
 
 IDS = ["a", "b", "c", "d"]
 CLASSES = ["c1", "c2", "c3", "nav", "card", "c4"]
@@ -55,6 +55,7 @@ CSS_RULES = [
     ".c3 p { display: none }",
     ".c4 a, .c4 button { visibility: hidden }",
     ".c4 + p { display: none }",
+    "div:empty + p { display: none }",
     ":root { --d: block }",
 ]
 
@@ -507,6 +508,22 @@ TARGETED = {
         ".c4 + p { display: none }",
         "() => { document.querySelector('span').className = 'c4'; }",
     ),
+    "sibling combinator past a label": (
+        '<main><div><label for="q">Name</label><input id="q"><span>lead</span><p>Next one</p></div></main>',
+        ".c4 + p { display: none }",
+        "() => { document.querySelector('span').className = 'c4'; }",
+    ),
+    "an element that becomes empty": (
+        '<main><div id="e"><b>x</b></div><p>Shown while the div holds something</p></main>',
+        "div:empty + p { display: none }",
+        "() => { document.getElementById('e').replaceChildren(); }",
+    ),
+    "text that fills an empty element": (
+        '<main><span id="t"></span><p>Shown once the span has text</p></main>'
+        "<script>document.getElementById('t').append('')</script>",
+        "span:empty + p { display: none }",
+        "() => { document.getElementById('t').firstChild.data = 'Now'; }",
+    ),
     "checked state": (
         "<main><input type=checkbox><p>Shown until checked</p></main>",
         "input:checked ~ p { display: none }",
@@ -549,6 +566,22 @@ async def test_changes_that_reach_beyond_their_element(page, case):
     full = await compile_page(page, timeout=TIMEOUT_S, incremental=False)
     assert after.text == full.text
     assert after.text != again.text
+
+
+async def test_changes_beside_a_label_replay_on_a_page_with_sibling_rules(page):
+    # As in a Bootstrap card: sibling rules that hide (`.btn-check:checked + .btn`), a label beside
+    # what changes. Only later siblings can match through `+`/`~`, and a child-list change moves
+    # no sibling, so neither change needs a full compile.
+    await page.set_content(
+        "<html><head><style>.x + .y { display: none }</style></head><body><main><div class=card>"
+        '<h2>Title</h2><label for="q">Name</label><input id="q"><span class=y>After</span></div></main></body></html>'
+    )
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate("() => { document.querySelector('h2').textContent = 'Renamed'; }")
+    assert await recompile_equals_full(page, before) == "incremental"
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate("() => { document.getElementById('q').className = 'x'; }")
+    assert await recompile_equals_full(page, before) == "incremental"
 
 
 # ---- meta.html_bytes: what the HTML serialiser writes, element by element
