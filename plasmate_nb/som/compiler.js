@@ -1692,9 +1692,10 @@
   const COSTLY_STYLE_CHARS = 100000;
   const MAX_HREF_KEYS = 50000;
   const LIVE_SELECTOR = "input,textarea,select,[popover]";
-  // With a hiding rule on state pseudo-classes, also buttons (:default) and options outside a
-  // select (a select's options are its state).
-  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option:not(select option)";
+  // With a hiding rule on state pseudo-classes, also buttons (:default), options outside a
+  // select (a select's options are its state), and forms and fieldsets, whose validity changes
+  // when a control is added, removed, moved to another form or made invalid by script.
+  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option:not(select option),form,fieldset";
   function newState(c) {
     if (c.s !== null) return c.s;
     const s = {
@@ -1843,6 +1844,7 @@
       if (el.indeterminate === true) s += "I";
       if (el.willValidate === true) s += el.validity.valid ? "V" : "X";
       if (tag === "option") s += el.selected === true ? "S" : "s";
+      if (tag === "form" || tag === "fieldset") s += matchState(el, ":invalid");
       s += matchState(el, ":user-invalid") + matchState(el, ":user-valid") + matchState(el, ":open") + matchState(el, ":default");
     }
     return s;
@@ -1908,16 +1910,17 @@
   // value that reads one means full compiles anyway): the many rules that merely read custom
   // properties for colours (Bootstrap's and Tailwind's hover rules) never count.
   const HIDING_STYLE = /display|visibility|(^|[\s;{])all\s*:/;
-  const DECLARES_CUSTOM = /(^|[\s;{])--[^\s:;]*\s*:/;
+  const DECLARES_CUSTOM = /(^|[\s;{])--/; // a declaration whose name starts with `--`
   const HIDES = 1, DECLARES = 2; // what a rule (or one nested in it) does, as scanRules answers
   // Keyframes that can show or hide: any custom property counts (animations are not compared).
   const KEYFRAMES_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
   // Hiding rules whose match can change with no mutation and no live state this compiler compares
   // (designMode, fullscreen, custom states, text direction, content language, upgrades, `of`
   // selectors over siblings' attributes), and values computed from what it cannot watch (a
-  // registered property's initial value, if()): every compile is a full one.
+  // registered property's initial value, if(), custom functions): every compile is a full one.
+  // Keywords are all a hiding property takes, so any function or escape in its value counts.
   const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
-  const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*(var|if|attr)\(/;
+  const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*[(\\]/;
   const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
   const SELECTOR_FLAGS = ["sibling", "has", "hover", "focus", "state", "empty", "emptySibling", "layout", "unseen"];
   function selectorFlags() {
@@ -1938,7 +1941,7 @@
       if (!list) continue;
       for (let i = 0; i < list.length; i++) {
         noteMedia(list[i], flags);
-        scanRules(list[i].cssRules, flags, false, 0);
+        scanRules(list[i].cssRules, flags, false, 0, "");
       }
     }
     for (const text in flags.media) {
@@ -1954,14 +1957,18 @@
     return { narrow: flags, wide };
   }
   // Whether an inline style in the document or an open shadow root compiled so far computes
-  // display or visibility from a custom property (or if(), attr()).
-  const INLINE_COMPUTED = '[style*="var(" i],[style*="if(" i],[style*="attr(" i]';
+  // display or visibility with a function (var(), if(), a custom function), read as the browser
+  // parsed it (no comments, no escaped names), or an SVG display or visibility attribute does.
+  const INLINE_COMPUTED = '[style*="("],[style*="\\\\"]';
+  const PRESENTATION_COMPUTED = '[display*="("],[display*="\\\\"],[visibility*="("],[visibility*="\\\\"]';
   function inlineReadsCustom() {
     for (let r = -1; r < state.roots.length; r++) {
-      const list = (r < 0 ? document : state.roots[r]).querySelectorAll(INLINE_COMPUTED);
+      const root = r < 0 ? document : state.roots[r];
+      if (root.querySelector(PRESENTATION_COMPUTED) !== null) return true;
+      const list = root.querySelectorAll(INLINE_COMPUTED);
       for (let i = 0; i < list.length; i++) {
-        const css = list[i].getAttribute("style");
-        if (css !== null && COMPUTED_HIDING.test(lower(css))) return true;
+        const style = list[i].style;
+        if (!style || typeof style.cssText !== "string" || COMPUTED_HIDING.test(lower(style.cssText))) return true;
       }
     }
     return false;
@@ -1978,7 +1985,8 @@
     for (let i = 0; i < queries.length; i++) k += queries[i].matches ? "1" : "0";
     return k;
   }
-  function scanRules(rules, flags, inContainer, depth) {
+  // `outer`: the selectors of the style rules this list is nested in (their flags count too).
+  function scanRules(rules, flags, inContainer, depth, outer) {
     if (depth > 16) { flags.has = true; flags.hover = true; return HIDES; }
     let does = 0;
     for (let i = 0; i < rules.length; i++) {
@@ -1989,7 +1997,7 @@
         if (flags.keyframes[r.name] !== 1) flags.keyframes[r.name] = KEYFRAMES_STYLE.test(lower(r.cssText)) ? 1 : 0;
         continue;
       }
-      if (r.styleSheet) scanRules(r.styleSheet.cssRules, flags, inContainer, depth + 1);
+      if (r.styleSheet) scanRules(r.styleSheet.cssRules, flags, inContainer, depth + 1, outer);
       if (r.constructor.name === "CSSScopeRule") flags.unseen = true; // its prelude is a selector too
       const container = inContainer || (typeof r.containerName === "string" || r.constructor.name === "CSSContainerRule");
       const nested = r.cssRules !== undefined && r.cssRules !== null && r.cssRules.length > 0;
@@ -1997,11 +2005,12 @@
       const css = r.style ? lower(r.style.cssText) : "";
       let own = (HIDING_STYLE.test(css) ? HIDES : 0) | (DECLARES_CUSTOM.test(css) ? DECLARES : 0);
       if (COMPUTED_HIDING.test(css)) flags.unseen = true;
-      if (nested) own |= scanRules(r.cssRules, flags, container, depth + 1);
       const sel = r.selectorText;
+      const ls = typeof sel === "string" ? outer + " " + lower(sel) : outer;
+      if (nested) own |= scanRules(r.cssRules, flags, container, depth + 1, ls);
       if (typeof sel === "string") {
-        if (own & HIDES) selectorFlag(flags, lower(sel), container);
-        if (own & DECLARES) selectorFlag(flags.custom, lower(sel), container);
+        if (own & HIDES) selectorFlag(flags, ls, container);
+        if (own & DECLARES) selectorFlag(flags.custom, ls, container);
       }
       does |= own;
     }

@@ -524,6 +524,29 @@ TARGETED = {
         "span:empty + p { display: none }",
         "() => { document.getElementById('t').firstChild.data = 'Now'; }",
     ),
+    ":empty and a sibling combinator in nested rules": (
+        '<main><div><span class="a">x</span><p class="b">Shown while the span holds something</p></div></main>',
+        ".a:empty { & + .b { display: none } }",
+        "() => { document.querySelector('.a').firstChild.remove(); }",
+    ),
+    "a control removed from a form": (
+        '<main><div><form><input required aria-label="Query"></form><p>Ready to send</p></div></main>',
+        "form:invalid + p { display: none }",
+        "() => { document.querySelector('form input').remove(); }",
+    ),
+    "a control moved to another form by its form attribute": (
+        '<main><form id="f"><p>Ready to send</p></form><form id="g"></form>'
+        '<div><input required form="f" aria-label="Query"></div></main>',
+        "form:invalid p { display: none }",
+        "() => { document.querySelector('input').setAttribute('form', 'g'); }",
+    ),
+    "a form-associated custom element made invalid by script": (
+        "<main><form><x-face></x-face><p>Ready</p></form></main><script>customElements.define('x-face',"
+        " class extends HTMLElement { static formAssociated = true; constructor() { super();"
+        " this.i = this.attachInternals(); } })</script>",
+        "form:invalid p { display: none }",
+        "() => { document.querySelector('x-face').i.setValidity({valueMissing: true}, 'need'); }",
+    ),
     "checked state": (
         "<main><input type=checkbox><p>Shown until checked</p></main>",
         "input:checked ~ p { display: none }",

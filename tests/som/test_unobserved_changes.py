@@ -155,6 +155,32 @@ async def test_an_inline_style_that_starts_reading_a_custom_property_is_seen(pag
     await recompile_equals_full(page, shown)
 
 
+# A sibling rule sets a custom property when `.t` gets a class; something reads it to hide the
+# paragraph, in a way a pattern over the text would miss: each must still be seen.
+SIBLING_SETS = ".t.on ~ .b { --d: none }"
+READERS = {
+    "an inline style with a comment holding a semicolon": (SIBLING_SETS, "<p style='display: /*;*/ var(--d, block)'>Secret</p>"),
+    "an inline style with an escaped property name": (SIBLING_SETS, "<p style='di\\splay: var(--d, block)'>Secret</p>"),
+    "an inline style with an escaped function name": (SIBLING_SETS, "<p style='display: v\\61r(--d, block)'>Secret</p>"),
+    "a custom property whose name holds an escaped semicolon": (".t.on ~ .b { --a\\;b: none }",
+                                                                 "<p style='display: var(--a\\;b, block)'>Secret</p>"),
+    "an SVG display attribute": (SIBLING_SETS, "<svg role=img aria-label=Secret display='var(--d)'><title>Secret</title></svg>"),
+    "a stylesheet value with an escaped function name": (SIBLING_SETS + " .b p { display: v\\61r(--d, block) }", "<p>Secret</p>"),
+    "a custom function": ("@function --d() { result: var(--d, block); } " + SIBLING_SETS + " .b p { display: --d() }",
+                          "<p>Secret</p>"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(READERS))
+async def test_a_custom_property_read_to_hide_is_seen_however_written(page, case):
+    style, inner = READERS[case]
+    await page.set_content(_page(style, f"<div><span class=t>T</span><div class=b>{inner}</div></div>"))
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    assert "Secret" in before
+    await page.evaluate("() => document.querySelector('.t').classList.add('on')")
+    await recompile_equals_full(page, before)
+
+
 # (style, body, emulate_media arguments)
 MEDIA = {
     "colour scheme": ("@media (prefers-color-scheme: dark) { .l { display: none } }", "<p class=l>Light only</p>",
