@@ -611,13 +611,20 @@
     }
     return false;
   }
-  // Raw visible text: every text node under `node`, joined with no separator.
+  // Raw visible text: every text node under `node`, joined with no separator. A shadow root on
+  // the way is never walked, but its slots decide what of the light DOM shows: it is watched.
   function visibleText(node) {
     let out = "";
     for (let k = node.firstChild; k !== null; k = k.nextSibling) {
       const t = k.nodeType;
       if (t === 3) out += k.data;
-      else if (t === 1 && !isStripped(k)) out += visibleText(k);
+      else if (t === 1 && !isStripped(k)) {
+        if (state !== null) {
+          const root = openShadowRoot(k);
+          if (root !== null) observeRoot(root);
+        }
+        out += visibleText(k);
+      }
     }
     return out;
   }
@@ -1703,7 +1710,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, sheetFlags: null, flags: null, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, sheetFlags: null, flags: null, conditional: false, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1961,6 +1968,22 @@
   // parsed it (no comments, no escaped names), or an SVG display or visibility attribute does.
   const INLINE_COMPUTED = '[style*="("],[style*="\\\\"]';
   const PRESENTATION_COMPUTED = '[display*="("],[display*="\\\\"],[visibility*="("],[visibility*="\\\\"]';
+  // Inline values that can change with no mutation: if() (a media query inside a value), escaped
+  // or not, and any function in an SVG display or visibility attribute. Every compile is a full one.
+  const INLINE_CONDITIONAL = '[style*="if(" i],[style*="\\\\"],' + PRESENTATION_COMPUTED;
+  const CONDITIONAL_HIDING = /(display|visibility|all)\s*:[^;]*(if\(|\\)/;
+  function inlineConditional() {
+    for (let r = -1; r < state.roots.length; r++) {
+      const list = (r < 0 ? document : state.roots[r]).querySelectorAll(INLINE_CONDITIONAL);
+      for (let i = 0; i < list.length; i++) {
+        const el = list[i];
+        if (el.hasAttribute("display") || el.hasAttribute("visibility")) return true;
+        const style = el.style;
+        if (!style || typeof style.cssText !== "string" || CONDITIONAL_HIDING.test(lower(style.cssText))) return true;
+      }
+    }
+    return false;
+  }
   function inlineReadsCustom() {
     for (let r = -1; r < state.roots.length; r++) {
       const root = r < 0 ? document : state.roots[r];
@@ -2005,6 +2028,8 @@
       const css = r.style ? lower(r.style.cssText) : "";
       let own = (HIDING_STYLE.test(css) ? HIDES : 0) | (DECLARES_CUSTOM.test(css) ? DECLARES : 0);
       if (COMPUTED_HIDING.test(css)) flags.unseen = true;
+      // A custom property set by if() (or an escape, which may spell one) changes with no mutation.
+      if ((own & DECLARES) && (has(css, "if(") || has(css, "\\"))) flags.custom.unseen = true;
       const sel = r.selectorText;
       const ls = typeof sel === "string" ? outer + " " + lower(sel) : outer;
       if (nested) own |= scanRules(r.cssRules, flags, container, depth + 1, ls);
@@ -2166,7 +2191,7 @@
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
     for (let r = 0; r < s.roots.length; r++) if (s.roots[r].slotAssignment === "manual") return false;
     const flags = s.flags;
-    if (flags.hover || flags.layout || flags.unseen || (flags.focus && s.active !== active)) return false;
+    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && s.active !== active)) return false;
     s.epoch++;
     if (!applyRecords(records, flags)) return false;
     records = null;
@@ -2233,6 +2258,7 @@
     // appeared since the last compile came with a mutation, so its subtree was walked again.
     const sheet = s.sheetFlags;
     s.flags = sheet === null ? null : sheet.wide !== sheet.narrow && inlineReadsCustom() ? sheet.wide : sheet.narrow;
+    s.conditional = inlineConditional();
     // After the flags: what liveState compares depends on them.
     if (full) liveScan(0, s.live, null, null);
     else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);

@@ -158,6 +158,11 @@ async def test_an_inline_style_that_starts_reading_a_custom_property_is_seen(pag
 # A sibling rule sets a custom property when `.t` gets a class; something reads it to hide the
 # paragraph, in a way a pattern over the text would miss: each must still be seen.
 SIBLING_SETS = ".t.on ~ .b { --d: none }"
+# Each `.host` gets a shadow root whose slot's visibility reads a custom property.
+SLOT_READS = (
+    "() => document.querySelectorAll('.host').forEach((h) => { h.attachShadow({mode: 'open'}).innerHTML ="
+    " '<slot style=\"visibility: var(--v, visible)\"></slot>'; })"
+)
 READERS = {
     "an inline style with a comment holding a semicolon": (SIBLING_SETS, "<p style='display: /*;*/ var(--d, block)'>Secret</p>"),
     "an inline style with an escaped property name": (SIBLING_SETS, "<p style='di\\splay: var(--d, block)'>Secret</p>"),
@@ -166,6 +171,10 @@ READERS = {
                                                                  "<p style='display: var(--a\\;b, block)'>Secret</p>"),
     "an SVG display attribute": (SIBLING_SETS, "<svg role=img aria-label=Secret display='var(--d)'><title>Secret</title></svg>"),
     "a stylesheet value with an escaped function name": (SIBLING_SETS + " .b p { display: v\\61r(--d, block) }", "<p>Secret</p>"),
+    "a slot in a shadow root inside a link (never walked, only its text read)": (
+        ".t.on ~ .b { --v: hidden }",
+        "<a href=/x>Secret <span class=host><b>slotted</b></span></a>",
+    ),
     "a custom function": ("@function --d() { result: var(--d, block); } " + SIBLING_SETS + " .b p { display: --d() }",
                           "<p>Secret</p>"),
 }  # fmt: skip
@@ -175,6 +184,7 @@ READERS = {
 async def test_a_custom_property_read_to_hide_is_seen_however_written(page, case):
     style, inner = READERS[case]
     await page.set_content(_page(style, f"<div><span class=t>T</span><div class=b>{inner}</div></div>"))
+    await page.evaluate(SLOT_READS)
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     assert "Secret" in before
     await page.evaluate("() => document.querySelector('.t').classList.add('on')")
@@ -287,6 +297,20 @@ UNSEEN = {
     "if() on a media query": (
         "<style>.x{display:if(media(prefers-color-scheme: dark): none; else: block)}</style><main><p>a</p><p class=x>Light</p></main>",
         _dark,
+    ),
+    "if() on a media query in an inline style": (
+        "<main><p>a</p><p style='visibility: if(media(prefers-color-scheme: dark): hidden; else: visible)'>Light</p></main>",
+        _dark,
+    ),
+    "a custom property set by if(), read by an inline style": (
+        "<style>.w { --v: if(media(prefers-color-scheme: dark): hidden; else: visible) }</style>"
+        "<main><p>a</p><div class=w><p style='visibility: var(--v)'>Light</p></div></main>",
+        _dark,
+    ),
+    "a slot hidden in a shadow root inside a button": (
+        "<main><button>Hello <span id=h><b>slotted</b></span> world</button></main><script>"
+        "document.getElementById('h').attachShadow({mode: 'open'}).innerHTML = '<slot></slot>'</script>",
+        "document.getElementById('h').shadowRoot.querySelector('slot').style.visibility = 'hidden'",
     ),
     "a slot hidden": (
         SHADOW_HOST
