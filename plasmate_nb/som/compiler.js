@@ -1969,19 +1969,21 @@
   const INLINE_COMPUTED = '[style*="("],[style*="\\\\"]';
   const PRESENTATION_COMPUTED = '[display*="("],[display*="\\\\"],[visibility*="("],[visibility*="\\\\"]';
   // Inline values that can change with no mutation: if() (a media query inside a value), escaped
-  // or not, and any function in an SVG display or visibility attribute. Every compile is a full one.
+  // or not, and any function in an SVG display or visibility attribute. While one is in the
+  // document every compile is a full one. Looked for in the whole document by a full compile and
+  // in new shadow roots; an incremental one looks only at what the mutations brought.
   const INLINE_CONDITIONAL = '[style*="if(" i],[style*="\\\\"],' + PRESENTATION_COMPUTED;
   const CONDITIONAL_HIDING = /(display|visibility|all)\s*:[^;]*(if\(|\\)/;
-  function inlineConditional() {
-    for (let r = -1; r < state.roots.length; r++) {
-      const list = (r < 0 ? document : state.roots[r]).querySelectorAll(INLINE_CONDITIONAL);
-      for (let i = 0; i < list.length; i++) {
-        const el = list[i];
-        if (el.hasAttribute("display") || el.hasAttribute("visibility")) return true;
-        const style = el.style;
-        if (!style || typeof style.cssText !== "string" || CONDITIONAL_HIDING.test(lower(style.cssText))) return true;
-      }
-    }
+  function isConditional(el) {
+    if (el.matches(PRESENTATION_COMPUTED)) return true;
+    const style = el.style;
+    return !style || typeof style.cssText !== "string" || CONDITIONAL_HIDING.test(lower(style.cssText));
+  }
+  // `node`: the document, a shadow root or an element (itself included).
+  function conditionalIn(node) {
+    if (node.nodeType === 1 && node.matches(INLINE_CONDITIONAL) && isConditional(node)) return true;
+    const list = node.querySelectorAll(INLINE_CONDITIONAL);
+    for (let i = 0; i < list.length; i++) if (isConditional(list[i])) return true;
     return false;
   }
   function inlineReadsCustom() {
@@ -2157,10 +2159,12 @@
       } else if (r.type === "attributes") {
         const name = r.attributeName;
         if (name === "id" || name === "for" || name === "slot") return false;
+        if ((name === "style" || name === "display" || name === "visibility") && conditionalIn(t)) state.conditional = true;
         if (!elementChanged(t, flags, true)) return false;
       } else { // a child list: like a changed element, unless it adds or removes what labels read
         for (let j = 0; j < r.addedNodes.length; j++) {
           if (touchesRefs(r.addedNodes[j])) return false;
+          if (r.addedNodes[j].nodeType === 1 && conditionalIn(r.addedNodes[j])) state.conditional = true;
           state.insertedAt.set(r.addedNodes[j], state.epoch);
         }
         for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
@@ -2258,7 +2262,8 @@
     // appeared since the last compile came with a mutation, so its subtree was walked again.
     const sheet = s.sheetFlags;
     s.flags = sheet === null ? null : sheet.wide !== sheet.narrow && inlineReadsCustom() ? sheet.wide : sheet.narrow;
-    s.conditional = inlineConditional();
+    if (full) s.conditional = conditionalIn(document);
+    for (let r = full ? 0 : rootsBefore; r < s.roots.length && !s.conditional; r++) s.conditional = conditionalIn(s.roots[r]);
     // After the flags: what liveState compares depends on them.
     if (full) liveScan(0, s.live, null, null);
     else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);

@@ -344,6 +344,28 @@ async def test_a_change_no_observer_reports_is_seen(page, case):
     await recompile_equals_full(page, before)
 
 
+IF_DARK = "visibility: if(media(prefers-color-scheme: dark): hidden; else: visible)"
+
+
+@pytest.mark.parametrize(
+    "arrives",
+    [
+        f"document.getElementById('x').setAttribute('style', '{IF_DARK}')",
+        f"document.querySelector('main').insertAdjacentHTML('beforeend', '<div><p style=\"{IF_DARK}\">Light</p></div>')",
+    ],
+    ids=["set on an element", "inserted"],
+)
+async def test_an_inline_if_that_arrives_by_a_mutation_is_seen_later(page, arrives):
+    # An incremental compile looks for if() only in what the mutations brought.
+    await page.emulate_media(color_scheme="light")
+    await page.set_content(_page("", "<p id=x>Light</p>"))
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate(f"() => {{ {arrives}; }}")
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await _dark(page)
+    await recompile_equals_full(page, before)
+
+
 async def test_an_animation_inside_a_shadow_root_is_seen(page):
     await page.set_content(
         "<main><div id=h></div></main><script>document.getElementById('h').attachShadow({mode: 'open'}).innerHTML ="
