@@ -1974,10 +1974,13 @@
   // in new shadow roots; an incremental one looks only at what the mutations brought.
   const INLINE_CONDITIONAL = '[style*="if(" i],[style*="\\\\"],' + PRESENTATION_COMPUTED;
   const CONDITIONAL_HIDING = /(display|visibility|all)\s*:[^;]*(if\(|\\)/;
-  function isConditional(el) {
-    if (el.matches(PRESENTATION_COMPUTED)) return true;
+  // Whether `el`'s inline style, as the browser parsed it, matches `pattern` (unreadable: yes).
+  function inlineMatches(el, pattern) {
     const style = el.style;
-    return !style || typeof style.cssText !== "string" || CONDITIONAL_HIDING.test(lower(style.cssText));
+    return !style || typeof style.cssText !== "string" || pattern.test(lower(style.cssText));
+  }
+  function isConditional(el) {
+    return el.matches(PRESENTATION_COMPUTED) || inlineMatches(el, CONDITIONAL_HIDING);
   }
   // `node`: the document, a shadow root or an element (itself included).
   function conditionalIn(node) {
@@ -1991,10 +1994,7 @@
       const root = r < 0 ? document : state.roots[r];
       if (root.querySelector(PRESENTATION_COMPUTED) !== null) return true;
       const list = root.querySelectorAll(INLINE_COMPUTED);
-      for (let i = 0; i < list.length; i++) {
-        const style = list[i].style;
-        if (!style || typeof style.cssText !== "string" || COMPUTED_HIDING.test(lower(style.cssText))) return true;
-      }
+      for (let i = 0; i < list.length; i++) if (inlineMatches(list[i], COMPUTED_HIDING)) return true;
     }
     return false;
   }
@@ -2044,14 +2044,15 @@
     return does;
   }
   function selectorFlag(flags, ls, container) {
+    const sibling = ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0;
     if (UNSEEN_PSEUDO.test(ls)) flags.unseen = true;
-    if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.sibling = true;
+    if (sibling) flags.sibling = true;
     if (has(ls, ":has(")) flags.has = true;
     if (has(ls, ":hover") || has(ls, ":active")) flags.hover = true;
     if (has(ls, ":focus") || has(ls, ":target")) flags.focus = true;
     if (has(ls, ":empty")) {
       flags.empty = true;
-      if (ls.indexOf("+") >= 0 || ls.indexOf("~") >= 0) flags.emptySibling = true; // what follows an empty element
+      if (sibling) flags.emptySibling = true; // what follows an empty element
     }
     if (STATE_PSEUDO.test(ls)) flags.state = true;
     if (container) flags.layout = true;
