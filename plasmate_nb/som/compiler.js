@@ -1702,7 +1702,9 @@
   // With a hiding rule on state pseudo-classes, also buttons (:default), options outside a
   // select (a select's options are its state), and forms and fieldsets, whose validity changes
   // when a control is added, removed, moved to another form or made invalid by script.
-  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option:not(select option),form,fieldset";
+  // Form-associated custom elements are found by their validity.
+  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option:not(select option),form,fieldset,:valid,:invalid";
+  const LIVE_PSEUDO = [":valid", ":invalid", ":indeterminate", ":user-invalid", ":user-valid", ":open", ":default"];
   function newState(c) {
     if (c.s !== null) return c.s;
     const s = {
@@ -1844,15 +1846,13 @@
       for (let i = 0; i < options.length; i++) s += options[i].selected === true ? "1" : "0";
     }
     if (el.hasAttribute("popover")) s += matchState(el, ":popover-open");
-    // What state pseudo-classes read and no attribute shows (only when a hiding rule uses one):
-    // indeterminate, validity (setCustomValidity), :user-invalid after a blur, an open picker,
-    // the default button of a form.
+    // What state pseudo-classes read and no attribute shows (only when a hiding rule uses one),
+    // as the browser matches them: validity (setCustomValidity, a form's or fieldset's controls,
+    // a form-associated element's setValidity), indeterminate (a radio group with none checked),
+    // :user-invalid after a blur, an open picker, the default button of a form.
     if (state.flags !== null && state.flags.state) {
-      if (el.indeterminate === true) s += "I";
-      if (el.willValidate === true) s += el.validity.valid ? "V" : "X";
       if (tag === "option") s += el.selected === true ? "S" : "s";
-      if (tag === "form" || tag === "fieldset") s += matchState(el, ":invalid");
-      s += matchState(el, ":user-invalid") + matchState(el, ":user-valid") + matchState(el, ":open") + matchState(el, ":default");
+      for (let i = 0; i < LIVE_PSEUDO.length; i++) s += matchState(el, LIVE_PSEUDO[i]);
     }
     return s;
   }
@@ -2205,7 +2205,7 @@
     const fresh = new WeakMap();
     let ok = true;
     liveScan(0, fresh, s.live, (el) => {
-      if (ok && (flags.state || !elementChanged(el, flags, true))) ok = false;
+      if (ok && !elementChanged(el, flags, true)) ok = false;
     });
     s.live = fresh;
     return ok;

@@ -56,6 +56,9 @@ CSS_RULES = [
     ".c4 a, .c4 button { visibility: hidden }",
     ".c4 + p { display: none }",
     "div:empty + p { display: none }",
+    "input:invalid ~ * { display: none }",
+    ":indeterminate + * { visibility: hidden }",
+    "form:invalid button { display: none }",
     ":root { --d: block }",
 ]
 
@@ -176,6 +179,7 @@ ATTRS = [
     ("placeholder", "Type"),
     ("type", "checkbox"),
     ("disabled", ""),
+    ("required", ""),
     ("inert", ""),
     ("open", ""),
     ("data-k", "1"),
@@ -547,6 +551,20 @@ TARGETED = {
         "form:invalid p { display: none }",
         "() => { document.querySelector('x-face').i.setValidity({valueMissing: true}, 'need'); }",
     ),
+    "a radio group that gets a checked radio": (
+        # The first radio's state changes with no change to it: the group is no longer indeterminate.
+        "<main><input type=radio name=g aria-label=A><span>After A</span>"
+        "<input type=radio name=g aria-label=B><span>After B</span></main>",
+        ":indeterminate + span { display: none }",
+        "() => { document.querySelectorAll('input')[1].checked = true; }",
+    ),
+    "a form-associated custom element outside a form made invalid by script": (
+        "<main><x-face></x-face><p>Ready</p></main><script>customElements.define('x-face',"
+        " class extends HTMLElement { static formAssociated = true; constructor() { super();"
+        " this.i = this.attachInternals(); } })</script>",
+        "x-face:invalid + p { display: none }",
+        "() => { document.querySelector('x-face').i.setValidity({valueMissing: true}, 'need'); }",
+    ),
     "checked state": (
         "<main><input type=checkbox><p>Shown until checked</p></main>",
         "input:checked ~ p { display: none }",
@@ -604,6 +622,20 @@ async def test_changes_beside_a_label_replay_on_a_page_with_sibling_rules(page):
     assert await recompile_equals_full(page, before) == "incremental"
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await page.evaluate("() => { document.getElementById('q').className = 'x'; }")
+    assert await recompile_equals_full(page, before) == "incremental"
+
+
+async def test_typing_on_a_page_with_state_rules_replays(page):
+    # As in Bootstrap's validated forms: hiding rules on state pseudo-classes. Typing changes the
+    # control's validity, which reaches its subtree and later siblings; the rest is replayed.
+    await page.set_content(
+        "<html><head><style>.feedback { display: none } input:invalid ~ .feedback { display: block }"
+        "</style></head><body><main><form><div><h2>Card</h2><input required aria-label=Name>"
+        "<p class=feedback>Please fill the name</p></div><div><input required aria-label=Other>"
+        "<p class=feedback>Please fill the other</p></div></form></main></body></html>"
+    )
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.fill("input", "Ada")
     assert await recompile_equals_full(page, before) == "incremental"
 
 
