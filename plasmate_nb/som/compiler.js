@@ -1699,12 +1699,14 @@
   const COSTLY_STYLE_CHARS = 100000;
   const MAX_HREF_KEYS = 50000;
   const LIVE_SELECTOR = "input,textarea,select,[popover]";
-  // With a hiding rule on state pseudo-classes, also buttons (:default), options outside a
-  // select (a select's options are its state), and forms and fieldsets, whose validity changes
-  // when a control is added, removed, moved to another form or made invalid by script.
-  // Form-associated custom elements are found by their validity.
-  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option:not(select option),form,fieldset,:valid,:invalid";
-  const LIVE_PSEUDO = [":valid", ":invalid", ":indeterminate", ":user-invalid", ":user-valid", ":open", ":default"];
+  // With a hiding rule on state pseudo-classes, also buttons (:default), options (one outside a
+  // select's list, as in a datalist or a foreign element named select, is no select's state),
+  // and forms and fieldsets, whose validity changes when a control is added, removed, moved to
+  // another form or made invalid by script. Form-associated custom elements are found by their
+  // validity.
+  const STATE_LIVE_SELECTOR = LIVE_SELECTOR + ",button,option,form,fieldset,:valid,:invalid";
+  // :placeholder-shown: a number field with unparsable input shows no placeholder, value "".
+  const LIVE_PSEUDO = [":valid", ":invalid", ":indeterminate", ":user-invalid", ":user-valid", ":open", ":default", ":placeholder-shown", ":autofill"];
   function newState(c) {
     if (c.s !== null) return c.s;
     const s = {
@@ -1922,13 +1924,13 @@
   // Keyframes that can show or hide: any custom property counts (animations are not compared).
   const KEYFRAMES_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
   // Hiding rules whose match can change with no mutation and no live state this compiler compares
-  // (designMode, fullscreen, custom states, text direction, content language, upgrades, `of`
-  // selectors over siblings' attributes), and values computed from what it cannot watch (a
+  // (designMode, fullscreen, custom states, text direction, content language, upgrades, interest,
+  // scroll targets, `of` selectors over siblings' attributes), and values computed from what it cannot watch (a
   // registered property's initial value, if(), custom functions): every compile is a full one.
   // Keywords are all a hiding property takes, so any function or escape in its value counts.
-  const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked)|\bof\s/;
+  const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked|interest-|target-(current|before|after))|\bof\s/;
   const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*[(\\]/;
-  const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|autofill|enabled|disabled|open|closed|popover|modal)/;
+  const STATE_PSEUDO = /:(checked|valid|invalid|user-|placeholder|default|indeterminate|in-range|out-of-range|required|optional|read-|blank|(-webkit-)?autofill|enabled|disabled|open|closed|popover|modal)/;
   const SELECTOR_FLAGS = ["sibling", "has", "hover", "focus", "state", "empty", "emptySibling", "layout", "unseen"];
   function selectorFlags() {
     return { sibling: false, has: false, hover: false, focus: false, state: false, empty: false, emptySibling: false, layout: false, unseen: false };
@@ -2062,8 +2064,11 @@
     for (let i = 0; i < 32 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
     return a === undefined ? null : a;
   }
+  // The viewport, and whether an element is fullscreen: it matches :modal, which hiding rules on
+  // dialogs use, and no mutation reports it. Which element it is goes uncompared: while one is,
+  // every compile is full.
   function viewKey() {
-    return innerWidth + "x" + innerHeight + "@" + devicePixelRatio;
+    return innerWidth + "x" + innerHeight + "@" + devicePixelRatio + (document.fullscreenElement ? " fullscreen" : "");
   }
   function undefinedCount() {
     return document.querySelectorAll(":not(:defined)").length;
@@ -2190,7 +2195,7 @@
     s.pending = [];
     const taken = s.observer.takeRecords();
     for (let i = 0; i < taken.length; i++) add(records, taken[i]);
-    if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef) return false;
+    if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef || document.fullscreenElement) return false;
     if (style === null || s.style !== style || s.media !== mediaKey()) return false;
     if (moving === null || s.moving === null) return false; // which elements animate: unknown
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.

@@ -565,6 +565,21 @@ TARGETED = {
         "x-face:invalid + p { display: none }",
         "() => { document.querySelector('x-face').i.setValidity({valueMissing: true}, 'need'); }",
     ),
+    "an option in a datalist inside a select": (
+        # Not in the select's list of options, so its selectedness is no state of the select's.
+        "<main><select aria-label=S><option>Z</option></select></main><script>const d = document.createElement("
+        "'datalist'); d.innerHTML = '<option id=o>A</option><p>After the option</p>'; document.querySelector('select')"
+        ".append(d)</script>",
+        "select datalist { display: block } option:checked + p { display: none }",
+        "() => { document.getElementById('o').selected = true; }",
+    ),
+    "an option inside a foreign element named select": (
+        "<main><p>a</p></main><script>const s = document.createElementNS('urn:x', 'select'); const o ="
+        " document.createElement('option'); o.id = 'o'; o.textContent = 'Opt'; const p = document.createElement('p');"
+        " p.textContent = 'After the option'; s.append(o, p); document.querySelector('main').append(s)</script>",
+        "option:checked + p { display: none }",
+        "() => { document.getElementById('o').selected = true; }",
+    ),
     "checked state": (
         "<main><input type=checkbox><p>Shown until checked</p></main>",
         "input:checked ~ p { display: none }",

@@ -221,6 +221,25 @@ async def _dark(page) -> None:
     await page.emulate_media(color_scheme="dark")
 
 
+async def _typed_into_number(page) -> None:
+    await page.focus("#n")
+    await page.keyboard.type("e")
+
+
+async def _interest_shown(page) -> None:
+    await page.focus("#src")
+    await page.wait_for_function(
+        "document.getElementById('src').matches(':interest-source')", timeout=WAIT_MS
+    )
+
+
+async def _scrolled_to_second(page) -> None:
+    await page.evaluate("document.getElementById('s2').scrollIntoView()")
+    await page.wait_for_function(
+        "document.querySelectorAll('a')[1].matches(':target-current')", timeout=WAIT_MS
+    )
+
+
 SHADOW_HOST = "<main><div id=h><p slot=a>Light child</p></div></main><script>"
 # (page, what changes it): state no attribute shows, selectors over what no observer reports,
 # slotting, values computed from what cannot be watched. Each hides or shows an element.
@@ -286,6 +305,23 @@ UNSEEN = {
         "<input id=i value=ok><span>Hello</span></form></main>",
         "document.getElementById('f').requestSubmit()",
     ),
+    ":placeholder-shown after unparsable input": (
+        # A number field's value stays "" while its text is no number, yet the placeholder goes.
+        "<style>input:placeholder-shown + span{display:none}</style><main><input id=n type=number placeholder=Count><span>Hello</span></main>"
+        "<script>document.getElementById('n').setCustomValidity('already invalid')</script>",
+        _typed_into_number,
+    ),
+    ":interest-source": (
+        "<style>#src:interest-source + p{display:none}</style><main><button interestfor=t id=src>Src</button>"
+        "<p>After</p><div id=t popover=hint>Tip</div></main>",
+        _interest_shown,
+    ),
+    ":target-current of a scroll marker": (
+        "<style>a:target-current + span{display:none}</style><main><nav style='scroll-target-group:auto;position:fixed;top:0'>"
+        "<a href='#s1'>One</a><span>After one</span><a href='#s2'>Two</a><span>After two</span></nav>"
+        "<section id=s1 style='height:3000px'><p>First</p></section><section id=s2 style='height:3000px'><p>Second</p></section></main>",
+        _scrolled_to_second,
+    ),
     "a CSS animation's keyframes set by script": (
         "<style>@keyframes k{from{color:red}to{color:blue}} .a{animation:k 1000s}</style><main><p>x</p><p class=a>Animated</p></main>",
         "document.getAnimations()[0].effect.setKeyframes([{visibility: 'hidden'}, {visibility: 'hidden'}])",
@@ -342,6 +378,35 @@ async def test_a_change_no_observer_reports_is_seen(page, case):
     else:
         await change(page)
     await recompile_equals_full(page, before)
+
+
+FULLSCREEN = (
+    "<style>.f:modal + p{display:none}</style><main><button id=a onclick=\"document.getElementById('fa').requestFullscreen()\">A</button>"
+    "<div class=f id=fa><button id=b onclick=\"document.getElementById('fb').requestFullscreen()\">B</button></div><p>After A</p>"
+    "<div class=f id=fb><p>In B</p></div><p>After B</p></main>"
+)
+
+
+async def test_entering_switching_and_leaving_fullscreen_is_seen(page):
+    # A fullscreen element matches :modal: whether one is, and which, no mutation reports.
+    await page.set_content(FULLSCREEN)
+    await compile_page(page, timeout=TIMEOUT_S)
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    steps = [
+        ("#a", "fa"),
+        ("#b", "fb"),
+        (None, "fa"),
+        (None, None),
+    ]  # a click is the gesture fullscreen needs
+    for button, now in steps:
+        if button is None:
+            await page.evaluate("document.exitFullscreen()")
+        else:
+            await page.click(button)
+        expected = "null" if now is None else f"document.getElementById('{now}')"
+        await page.wait_for_function(f"document.fullscreenElement === {expected}", timeout=WAIT_MS)
+        await recompile_equals_full(page, before)
+        before = (await compile_page(page, timeout=TIMEOUT_S)).text
 
 
 IF_DARK = "visibility: if(media(prefers-color-scheme: dark): hidden; else: visible)"
