@@ -1925,8 +1925,9 @@
   const KEYFRAMES_STYLE = /display|visibility|--|(^|[\s;{])all\s*:/;
   // Hiding rules whose match can change with no mutation and no live state this compiler compares
   // (designMode, fullscreen, custom states, text direction, content language, upgrades, interest,
-  // scroll targets, `of` selectors over siblings' attributes), and values computed from what it cannot watch (a
-  // registered property's initial value, if(), custom functions): every compile is a full one.
+  // scroll targets, `of` selectors over siblings' attributes), and values computed from what it
+  // cannot watch (a registered property's initial value, if(), custom functions): every compile
+  // is a full one.
   // Keywords are all a hiding property takes, so any function or escape in its value counts.
   const UNSEEN_PSEUDO = /:(read-|fullscreen|-webkit-full-screen|state\(|dir\(|lang\(|defined|picture-in-picture|playing|paused|muted|seeking|buffering|stalled|volume-locked|interest-|target-(current|before|after))|\bof\s/;
   const COMPUTED_HIDING = /(display|visibility|all)\s*:[^;]*[(\\]/;
@@ -2064,11 +2065,12 @@
     for (let i = 0; i < 32 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
     return a === undefined ? null : a;
   }
-  // The viewport, and whether an element is fullscreen: it matches :modal, which hiding rules on
-  // dialogs use, and no mutation reports it. Which element it is goes uncompared: while one is,
-  // every compile is full.
+  // The viewport. While an element is fullscreen the key equals no other, so every compile is
+  // full, and so is the first after: that element matches :modal, which hiding rules on dialogs
+  // use, and no mutation reports which element it is, or that there is one.
   function viewKey() {
-    return innerWidth + "x" + innerHeight + "@" + devicePixelRatio + (document.fullscreenElement ? " fullscreen" : "");
+    if (document.fullscreenElement) return {};
+    return innerWidth + "x" + innerHeight + "@" + devicePixelRatio;
   }
   function undefinedCount() {
     return document.querySelectorAll(":not(:defined)").length;
@@ -2195,7 +2197,7 @@
     s.pending = [];
     const taken = s.observer.takeRecords();
     for (let i = 0; i < taken.length; i++) add(records, taken[i]);
-    if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef || document.fullscreenElement) return false;
+    if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef) return false;
     if (style === null || s.style !== style || s.media !== mediaKey()) return false;
     if (moving === null || s.moving === null) return false; // which elements animate: unknown
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
