@@ -598,12 +598,23 @@
     }
     let result;
     try {
+      if (state !== null) watchHostOf(el);
       result = staticStrip(el, el.localName) || styleHidden(el);
     } catch (e) {
       result = true; // a node that throws on inspection is treated as absent
     }
     if (stripCache !== null) stripCache.set(el, result);
     return result;
+  }
+  // Whether a light child shows is up to its host's shadow tree (slots, their styles, ::slotted):
+  // every walk asks isStripped before it reads an element, so here the host's root is watched.
+  let hostChecked = null;
+  function watchHostOf(el) {
+    const p = el.parentNode;
+    if (p === hostChecked) return;
+    hostChecked = p;
+    const root = p !== null && p.nodeType === 1 ? openShadowRoot(p) : null;
+    if (root !== null) observeRoot(root);
   }
   function inStrippedSubtree(el, root) {
     for (let n = el; n !== null && n !== root; n = n.parentNode) {
@@ -612,19 +623,14 @@
     return false;
   }
   // Raw visible text: every text node under `node`, joined with no separator. A shadow root on
-  // the way is never walked, but its slots decide what of the light DOM shows: it is watched.
+  // the way is never walked, but its slots decide what of the light DOM shows: it is watched
+  // (watchHostOf).
   function visibleText(node) {
     let out = "";
     for (let k = node.firstChild; k !== null; k = k.nextSibling) {
       const t = k.nodeType;
       if (t === 3) out += k.data;
-      else if (t === 1 && !isStripped(k)) {
-        if (state !== null) {
-          const root = openShadowRoot(k);
-          if (root !== null) observeRoot(root);
-        }
-        out += visibleText(k);
-      }
+      else if (t === 1 && !isStripped(k)) out += visibleText(k);
     }
     return out;
   }
@@ -2065,6 +2071,23 @@
     for (let i = 0; i < 32 && a && a.shadowRoot && a.shadowRoot.activeElement; i++) a = a.shadowRoot.activeElement;
     return a === undefined ? null : a;
   }
+  // What hiding rules on :focus, :focus-within, :focus-visible and :target select: the :target
+  // element (a replaceState can put the URL back after the fragment moved it), the focused element
+  // and its flat-tree ancestors (moveBefore keeps focus while :focus-within moves), and whether
+  // each matches :focus-visible (a key pressed after a click turns it on, focus staying put).
+  function focusKey() {
+    const key = [document.querySelector(":target")];
+    for (let x = activeElement(); x !== null && x !== undefined; x = up(x)) {
+      add(key, x);
+      if (x.nodeType === 1) add(key, x.matches(":focus-visible"));
+    }
+    return key;
+  }
+  function sameKey(a, b) {
+    if (a === null || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
   // The viewport. While an element is fullscreen the key equals no other, so every compile is
   // full, and so is the first after: that element matches :modal, which hiding rules on dialogs
   // use, and no mutation reports which element it is, or that there is one.
@@ -2144,9 +2167,9 @@
       }
     }
     markDeep(el);
-    // Slotted light-DOM children inherit from their slot (the flat tree): walk the host again.
-    const root = el.getRootNode();
-    if (root.nodeType === 11 && root.host) {
+    // Slotted light-DOM children inherit from their slot (the flat tree): walk the host again, and
+    // the host of the tree that host is in, up to the document (a slot can forward a slot).
+    for (let root = el.getRootNode(); root.nodeType === 11 && root.host; root = root.host.getRootNode()) {
       if (state.refPath.has(root.host)) return false;
       markDeep(root.host);
     }
@@ -2190,7 +2213,7 @@
     return true;
   }
   // Decides this compile's mode; true: incremental (records applied, live state compared).
-  function prepare(view, active, undef, style, url, moving) {
+  function prepare(view, undef, style, url, moving) {
     const s = state;
     if (forceFull || !s.valid || s.doc !== document || s.observer === null || s.overflow) return false;
     let records = s.pending;
@@ -2203,7 +2226,7 @@
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
     for (let r = 0; r < s.roots.length; r++) if (s.roots[r].slotAssignment === "manual") return false;
     const flags = s.flags;
-    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && s.active !== active)) return false;
+    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && !sameKey(s.active, focusKey()))) return false;
     s.epoch++;
     if (!applyRecords(records, flags)) return false;
     records = null;
@@ -2255,7 +2278,7 @@
     if (state.observer !== null) state.observer.disconnect();
   }
   // After a successful walk: what the next compile compares against.
-  function remember(full, rootsBefore, view, active, undef, style, url, moving) {
+  function remember(full, rootsBefore, view, undef, style, url, moving) {
     const s = state;
     if (full || s.roots.length > rootsBefore || style === null) {
       const text = styleText();
@@ -2278,7 +2301,7 @@
     s.view = view;
     s.media = mediaKey();
     s.moving = moving;
-    s.active = active;
+    s.active = s.flags !== null && s.flags.focus ? focusKey() : null;
     s.undefinedCount = undef;
     s.origin = origin;
     s.url = url;
@@ -2352,14 +2375,13 @@
     const url = location.href;
     if (state !== null) {
       const view = viewKey();
-      const active = activeElement();
       const undef = undefinedCount();
       const moving = movingTargets();
       const rootsBefore = state.roots.length;
       const styleNow = state.valid && !forceFull ? styleText() : null;
-      incremental = prepare(view, active, undef, styleNow, url, moving);
+      incremental = prepare(view, undef, styleNow, url, moving);
       if (!incremental) resetForFull();
-      stats = { view, active, undef, style: incremental ? styleNow : null, rootsBefore, moving };
+      stats = { view, undef, style: incremental ? styleNow : null, rootsBefore, moving };
     }
     const title = pageTitle();
     const langAttr = document.documentElement ? document.documentElement.lang : ""; // D4
@@ -2399,7 +2421,7 @@
       const head = joinList(parts, "") + metaHead;
       return { json: head + (byteLength(head) + 1 + byteLength(tail)) + tail, nodes, stats: null };
     }
-    remember(!incremental, stats.rootsBefore, stats.view, stats.active, stats.undef, stats.style, url, stats.moving);
+    remember(!incremental, stats.rootsBefore, stats.view, stats.undef, stats.style, url, stats.moving);
     const counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
     // The text is parts, then meta (whose byte counts change with any length change).
     const meta = metaHead + (partBytes + byteLength(metaHead) + 1 + byteLength(tail)) + tail;

@@ -2,8 +2,8 @@
 (docs/contract.md#incremental-compile): CSS animations and transitions of display, visibility or
 a custom property (running now, or at the last compile and ended since, in the document or an
 open shadow root), Web Animations and keyframes set by script, media queries whose answer
-changes, control state no attribute shows, selectors over what no observer reports, slots, and
-documents too deep to record. After each, the recompile equals a full compile (every case here
+changes, control state no attribute shows, selectors over what no observer reports, focus and the
+fragment, slots, and documents too deep to record. After each, the recompile equals a full compile (every case here
 failed on the compiler before it); harmless styles (a spinner, Tailwind's `:root, :host` theme,
 hover rules that only colour, as Bootstrap's and Tailwind's do) keep recompiles incremental."""
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from plasmate_nb.som import compile_page
+from plasmate_nb.som.world import next_frame
 from tests.som._helpers import TIMEOUT_S, recompile_equals_full
 
 WAIT_MS = 10_000
@@ -358,6 +359,17 @@ UNSEEN = {
         " '<div style=visibility:hidden><slot name=b></slot></div><slot name=a></slot>';</script>",
         "(() => { const s = document.getElementById('h').shadowRoot.querySelectorAll('slot'); s[0].name = 'a'; s[1].name = 'c'; })()",
     ),
+    "a slot hidden behind a host with a role, inside a fieldset": (
+        # The walk reads the host's light children, never the host as an element of its own.
+        "<main><fieldset><legend>L</legend><section><template shadowrootmode=open><slot></slot></template>"
+        "<button>B</button></section></fieldset></main>",
+        "document.querySelector('section').shadowRoot.querySelector('slot').style.visibility = 'hidden'",
+    ),
+    "a slot forwarded through a nested shadow root": (
+        "<main><div id=x><template shadowrootmode=open><span id=n><template shadowrootmode=open><slot></slot></template>"
+        "<slot></slot></span></template><button>B</button></div></main>",
+        "document.getElementById('x').shadowRoot.getElementById('n').shadowRoot.querySelector('slot').style.visibility = 'hidden'",
+    ),
     "a manually assigned slot": (
         "<main><div id=h><p>Light child</p></div></main><script>const r = document.getElementById('h')"
         ".attachShadow({mode: 'open', slotAssignment: 'manual'}); r.innerHTML = '<div style=visibility:hidden>"
@@ -377,6 +389,60 @@ async def test_a_change_no_observer_reports_is_seen(page, case):
         await page.evaluate(f"() => {{ {change}; }}")
     else:
         await change(page)
+    await recompile_equals_full(page, before)
+
+
+async def test_a_slotted_rule_in_a_host_a_label_reads_is_seen(page):
+    # From the first compile on: the label's text is read through the host, never walked as an element.
+    await page.set_content(
+        "<main><fieldset><h2 id=lbl><template shadowrootmode=open><slot></slot></template>Name<span>Extra</span></h2>"
+        "<input aria-labelledby=lbl></fieldset></main>"
+    )
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate(
+        "document.getElementById('lbl').shadowRoot.innerHTML = '<style>::slotted(span){display:none}</style><slot></slot>'"
+    )
+    await recompile_equals_full(page, before)
+
+
+async def _keyboard_pressed(page) -> None:
+    await page.keyboard.press("a")
+    await page.wait_for_function("document.getElementById('b').matches(':focus-visible')", timeout=WAIT_MS)
+
+
+# (page, what happens before the first compile, what changes): which element focus and the URL's
+# fragment select, though the focused element and the URL stay the same.
+FOCUS = {
+    ":focus-visible after a key on an element clicked into focus": (
+        "<style>button:focus-visible + p{display:none}</style><main><button id=b>B</button><p>P</p></main>",
+        lambda page: page.click("#b"),
+        _keyboard_pressed,
+    ),
+    ":target moved, the URL put back": (
+        "<style>:target{display:none}</style><main><p id=a>Alpha</p><p id=b>Beta</p></main>",
+        lambda page: page.evaluate("location.hash = 'a'"),
+        lambda page: page.evaluate("location.hash = 'b'; history.replaceState(null, '', '#a')"),
+    ),
+    ":focus-within after moveBefore keeps focus": (
+        "<style>.box:focus-within .hint{display:none}</style><main><div class=box><p class=hint>Hint one</p>"
+        "<div><input id=i aria-label=I></div></div><div class=box><p class=hint>Hint two</p><div id=d2></div></div></main>",
+        lambda page: page.focus("#i"),
+        lambda page: page.evaluate(
+            "document.getElementById('d2').moveBefore(document.getElementById('i'), null)"
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FOCUS))
+async def test_what_focus_and_the_fragment_select_is_seen(page, case):
+    html, setup, change = FOCUS[case]
+    await page.set_content(html)
+    await setup(page)
+    await compile_page(page, timeout=TIMEOUT_S)
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await change(page)
+    await next_frame(page)
     await recompile_equals_full(page, before)
 
 
