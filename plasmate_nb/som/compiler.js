@@ -598,7 +598,7 @@
     }
     let result;
     try {
-      if (state !== null) watchHostOf(el);
+      if (state !== null) watchRootOf(el);
       result = staticStrip(el, el.localName) || styleHidden(el);
     } catch (e) {
       result = true; // a node that throws on inspection is treated as absent
@@ -606,14 +606,11 @@
     if (stripCache !== null) stripCache.set(el, result);
     return result;
   }
-  // Whether a light child shows is up to its host's shadow tree (slots, their styles, ::slotted):
-  // every walk asks isStripped before it reads an element, so here the host's root is watched.
-  let hostChecked = null;
-  function watchHostOf(el) {
-    const p = el.parentNode;
-    if (p === hostChecked) return;
-    hostChecked = p;
-    const root = p !== null && p.nodeType === 1 ? openShadowRoot(p) : null;
+  // An element's shadow tree decides whether it shows (`:host` rules) and what of its light children
+  // does (slots, their styles, `::slotted`): every walk asks isStripped before it reads an element
+  // or its children, so here that root is watched, walked or not.
+  function watchRootOf(el) {
+    const root = openShadowRoot(el);
     if (root !== null) observeRoot(root);
   }
   function inStrippedSubtree(el, root) {
@@ -624,7 +621,7 @@
   }
   // Raw visible text: every text node under `node`, joined with no separator. A shadow root on
   // the way is never walked, but its slots decide what of the light DOM shows: it is watched
-  // (watchHostOf).
+  // (watchRootOf).
   function visibleText(node) {
     let out = "";
     for (let k = node.firstChild; k !== null; k = k.nextSibling) {
@@ -1720,7 +1717,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, sheetFlags: null, flags: null, conditional: false, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedCount: -1, origin: "", url: "", active: null,
+      style: null, sheetFlags: null, flags: null, conditional: false, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefined: null, readers: [], readerSet: new WeakSet(), readerValues: [], origin: "", url: "", active: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1998,6 +1995,44 @@
     for (let i = 0; i < list.length; i++) if (isConditional(list[i])) return true;
     return false;
   }
+  // Elements whose inline style computes display, visibility or all from a function (`var()`): a
+  // property registered since (CSS.registerProperty) can change what they compute with no mutation
+  // and no rule text, so their computed values are compared at every compile.
+  function addReaders(node) {
+    const s = state;
+    const take = (el) => {
+      if (!s.readerSet.has(el) && inlineMatches(el, COMPUTED_HIDING)) {
+        s.readerSet.add(el);
+        add(s.readers, el);
+      }
+    };
+    if (node.nodeType === 1 && node.matches(INLINE_COMPUTED)) take(node);
+    const list = node.querySelectorAll(INLINE_COMPUTED);
+    for (let i = 0; i < list.length; i++) take(list[i]);
+  }
+  function readerValue(el) {
+    const cs = computedStyle(el);
+    return cs.display + "|" + cs.visibility;
+  }
+  // After a walk: the readers still connected, and what each computes now.
+  function rememberReaders(full, rootsBefore) {
+    const s = state;
+    if (full) {
+      s.readers = [];
+      s.readerSet = new WeakSet();
+      addReaders(document);
+    }
+    for (let r = full ? 0 : rootsBefore; r < s.roots.length; r++) addReaders(s.roots[r]);
+    const kept = [];
+    const values = [];
+    for (let i = 0; i < s.readers.length; i++) {
+      const el = s.readers[i];
+      if (el.isConnected) { add(kept, el); add(values, readerValue(el)); }
+    }
+    s.readers = kept;
+    s.readerSet = new WeakSet(kept);
+    s.readerValues = values;
+  }
   function inlineReadsCustom() {
     for (let r = -1; r < state.roots.length; r++) {
       const root = r < 0 ? document : state.roots[r];
@@ -2095,8 +2130,16 @@
     if (document.fullscreenElement) return {};
     return innerWidth + "x" + innerHeight + "@" + devicePixelRatio;
   }
-  function undefinedCount() {
-    return document.querySelectorAll(":not(:defined)").length;
+  // The elements not defined yet, in the document and every open root compiled so far: an upgrade
+  // makes no mutation (its constructor may attach a shadow root; :defined changes), and a count
+  // would miss one defined while another undefined element arrives.
+  function undefinedKey() {
+    const key = [];
+    for (let r = -1; r < state.roots.length; r++) {
+      const list = (r < 0 ? document : state.roots[r]).querySelectorAll(":not(:defined)");
+      for (let i = 0; i < list.length; i++) add(key, list[i]);
+    }
+    return key;
   }
   // The elements whose display or visibility an animation or transition may be changing, which
   // no mutation reports (null: cannot tell). Custom properties count: a rule may read them.
@@ -2190,12 +2233,18 @@
       } else if (r.type === "attributes") {
         const name = r.attributeName;
         if (name === "id" || name === "for" || name === "slot") return false;
-        if ((name === "style" || name === "display" || name === "visibility") && conditionalIn(t)) state.conditional = true;
+        if (name === "style" || name === "display" || name === "visibility") {
+          if (conditionalIn(t)) state.conditional = true;
+          addReaders(t);
+        }
         if (!elementChanged(t, flags, true)) return false;
       } else { // a child list: like a changed element, unless it adds or removes what labels read
         for (let j = 0; j < r.addedNodes.length; j++) {
           if (touchesRefs(r.addedNodes[j])) return false;
-          if (r.addedNodes[j].nodeType === 1 && conditionalIn(r.addedNodes[j])) state.conditional = true;
+          if (r.addedNodes[j].nodeType === 1) {
+            if (conditionalIn(r.addedNodes[j])) state.conditional = true;
+            addReaders(r.addedNodes[j]);
+          }
           state.insertedAt.set(r.addedNodes[j], state.epoch);
         }
         for (let j = 0; j < r.removedNodes.length; j++) if (touchesRefs(r.removedNodes[j])) return false;
@@ -2213,14 +2262,14 @@
     return true;
   }
   // Decides this compile's mode; true: incremental (records applied, live state compared).
-  function prepare(view, undef, style, url, moving) {
+  function prepare(view, style, url, moving) {
     const s = state;
     if (forceFull || !s.valid || s.doc !== document || s.observer === null || s.overflow) return false;
     let records = s.pending;
     s.pending = [];
     const taken = s.observer.takeRecords();
     for (let i = 0; i < taken.length; i++) add(records, taken[i]);
-    if (s.origin !== origin || s.url !== url || s.view !== view || s.undefinedCount !== undef) return false;
+    if (s.origin !== origin || s.url !== url || s.view !== view || !sameKey(s.undefined, undefinedKey())) return false;
     if (style === null || s.style !== style || s.media !== mediaKey()) return false;
     if (moving === null || s.moving === null) return false; // which elements animate: unknown
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
@@ -2228,6 +2277,10 @@
     const flags = s.flags;
     if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && !sameKey(s.active, focusKey()))) return false;
     s.epoch++;
+    for (let i = 0; i < s.readerValues.length; i++) {
+      const el = s.readers[i];
+      if (el.isConnected && readerValue(el) !== s.readerValues[i] && !elementChanged(el, flags, true)) return false;
+    }
     if (!applyRecords(records, flags)) return false;
     records = null;
     // Animated now, or at the last compile (it may have ended since): walked again, as if changed.
@@ -2278,7 +2331,7 @@
     if (state.observer !== null) state.observer.disconnect();
   }
   // After a successful walk: what the next compile compares against.
-  function remember(full, rootsBefore, view, undef, style, url, moving) {
+  function remember(full, rootsBefore, view, style, url, moving) {
     const s = state;
     if (full || s.roots.length > rootsBefore || style === null) {
       const text = styleText();
@@ -2298,11 +2351,12 @@
     // After the flags: what liveState compares depends on them.
     if (full) liveScan(0, s.live, null, null);
     else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);
+    rememberReaders(full, rootsBefore);
     s.view = view;
     s.media = mediaKey();
     s.moving = moving;
     s.active = s.flags !== null && s.flags.focus ? focusKey() : null;
-    s.undefinedCount = undef;
+    s.undefined = undefinedKey();
     s.origin = origin;
     s.url = url;
     s.valid = s.style !== null;
@@ -2375,13 +2429,12 @@
     const url = location.href;
     if (state !== null) {
       const view = viewKey();
-      const undef = undefinedCount();
       const moving = movingTargets();
       const rootsBefore = state.roots.length;
       const styleNow = state.valid && !forceFull ? styleText() : null;
-      incremental = prepare(view, undef, styleNow, url, moving);
+      incremental = prepare(view, styleNow, url, moving);
       if (!incremental) resetForFull();
-      stats = { view, undef, style: incremental ? styleNow : null, rootsBefore, moving };
+      stats = { view, style: incremental ? styleNow : null, rootsBefore, moving };
     }
     const title = pageTitle();
     const langAttr = document.documentElement ? document.documentElement.lang : ""; // D4
@@ -2421,7 +2474,7 @@
       const head = joinList(parts, "") + metaHead;
       return { json: head + (byteLength(head) + 1 + byteLength(tail)) + tail, nodes, stats: null };
     }
-    remember(!incremental, stats.rootsBefore, stats.view, stats.undef, stats.style, url, stats.moving);
+    remember(!incremental, stats.rootsBefore, stats.view, stats.style, url, stats.moving);
     const counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
     // The text is parts, then meta (whose byte counts change with any length change).
     const meta = metaHead + (partBytes + byteLength(metaHead) + 1 + byteLength(tail)) + tail;

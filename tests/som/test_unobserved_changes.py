@@ -405,6 +405,55 @@ async def test_a_slotted_rule_in_a_host_a_label_reads_is_seen(page):
     await recompile_equals_full(page, before)
 
 
+# Shadow roots attached before the first compile, and what changes with no mutation the walk saw.
+SHADOW_AND_UPGRADES = {
+    "a host that hides itself by :host, shown again": (
+        "<main><p>Lead</p><div id=h>Text child</div></main><script>document.getElementById('h')"
+        ".attachShadow({mode: 'open'}).innerHTML = '<style>:host { display: none }</style><slot></slot>'</script>",
+        "document.getElementById('h').shadowRoot.querySelector('style').remove()",
+    ),
+    "a host in a link's text hides itself by :host": (
+        "<main><p>Lead</p><a href='/x'>Go <x-i>icon text</x-i></a></main><script>"
+        "document.querySelector('x-i').attachShadow({mode: 'open'}).innerHTML = '<slot></slot>'</script>",
+        "document.querySelector('x-i').shadowRoot.append(Object.assign(document.createElement('style'),"
+        " {textContent: ':host { display: none }'}))",
+    ),
+    "an upgrade inside an open shadow root": (
+        "<main><p>Lead</p><div id=h></div></main><script>document.getElementById('h')"
+        ".attachShadow({mode: 'open'}).innerHTML = '<p>In shadow</p><x-c>light of x-c</x-c>'</script>",
+        "customElements.define('x-c', class extends HTMLElement { constructor() { super();"
+        " this.attachShadow({mode: 'open'}).innerHTML = '<button>Upgraded</button>'; } })",
+    ),
+    "an upgrade while another undefined element arrives": (
+        "<main><p>Lead</p><x-a>light</x-a><div id=d><p>Other</p></div></main>",
+        "document.getElementById('d').append(document.createElement('x-b'));"
+        " customElements.define('x-a', class extends HTMLElement { constructor() { super();"
+        " this.attachShadow({mode: 'open'}).innerHTML = '<button>Shadow button</button>'; } })",
+    ),
+    "a property registered under an inline var()": (
+        "<main><p>Lead</p><p style='display: var(--d)'>Shown until registered</p></main>",
+        "CSS.registerProperty({name: '--d', syntax: '*', inherits: false, initialValue: 'none'})",
+    ),
+    "a property registered that stops inheriting": (
+        "<style>:root { --v: hidden }</style><main><p>Lead</p><p style='visibility: var(--v, visible)'>Hidden until registered</p></main>",
+        "CSS.registerProperty({name: '--v', syntax: '*', inherits: false})",
+    ),
+}
+
+
+@pytest.mark.parametrize("compiles", [1, 2])
+@pytest.mark.parametrize("case", list(SHADOW_AND_UPGRADES))
+async def test_what_shadow_roots_upgrades_and_registrations_change_is_seen(page, case, compiles):
+    html, change = SHADOW_AND_UPGRADES[case]
+    await page.goto("about:blank")  # a fresh custom-element and property registry
+    await page.set_content(html)
+    for _ in range(compiles):
+        before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate(f"() => {{ {change}; }}")
+    await next_frame(page)
+    await recompile_equals_full(page, before)
+
+
 async def _keyboard_pressed(page) -> None:
     await page.keyboard.press("a")
     await page.wait_for_function("document.getElementById('b').matches(':focus-visible')", timeout=WAIT_MS)
