@@ -7,6 +7,8 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
+from ..trace.compact import clean_text
+
 STYLE = "font-family:var(--jp-ui-font-family,sans-serif);font-size:13px"
 
 
@@ -16,7 +18,9 @@ def counted(count: int, noun: str) -> str:
 
 
 def cell(value: Any) -> str:
-    return "" if value is None else escape(str(value))
+    """``value`` as escaped HTML text; a lone surrogate (a page's text can hold one, a notebook's
+    UTF-8 messages cannot) as U+FFFD."""
+    return "" if value is None else escape(clean_text(str(value)))
 
 
 # Inline styles, because notebook front ends right-align table cells and would do so to sentences.

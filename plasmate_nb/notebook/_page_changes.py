@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..tools.som_changes import diff_som
+from ._tables import string_column
 
 CHANGE_COLUMNS = ("change", "id", "role", "label", "text", "region", "fields")
 
@@ -31,7 +32,7 @@ def changes_table(before: list[Json], after: list[Json], *, hidden_text: frozens
         {**row, "text": None if row["role"] in hidden_text else row["text"]} for row in _rows(before, after)
     ]
     return pd.DataFrame(
-        {c: pd.Series([row[c] for row in rows], dtype="string") for c in CHANGE_COLUMNS},
+        {c: string_column([row[c] for row in rows]) for c in CHANGE_COLUMNS},
         columns=CHANGE_COLUMNS,
     )
 

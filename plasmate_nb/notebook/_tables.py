@@ -16,9 +16,21 @@ from typing import Any
 
 import pandas as pd
 
+from ..trace.compact import clean_text
 from ._html import STYLE, counted, table
 
 STRING = pd.StringDtype()
+
+
+def string_column(values: Sequence[str | None]) -> pd.Series:
+    """A column of page text. A page's text can hold a lone surrogate, which pandas' string type
+    cannot: it shows as U+FFFD.
+
+    >>> string_column(["Save", None]).tolist()
+    ['Save', <NA>]
+    """
+    return pd.Series([v if v is None else clean_text(v) for v in values], dtype=STRING)
+
 
 #: Column name -> pandas dtype, in display order.
 EVENT_COLUMNS: dict[str, Any] = {

@@ -23,6 +23,7 @@ from .._tracebacks import HintedError
 from ..client.base import Transport
 from ._html import box, cell, counted, table
 from ._page_changes import changes_table
+from ._tables import string_column
 from .stateless import THUMBNAIL, Screenshot, take_screenshot
 
 ELEMENT_COLUMNS = ("id", "role", "label", "text", "actions", "region")
@@ -192,7 +193,7 @@ class Page:
         >>> page.elements.query("role == 'button'")
         """
         rows = self.element_list
-        data = {
+        data: dict[str, list[str | None]] = {
             "id": [e.id for e in rows],
             "role": [e.role for e in rows],
             "label": [e.label for e in rows],
@@ -200,9 +201,7 @@ class Page:
             "actions": [", ".join(e.actions) for e in rows],
             "region": [e.region for e in rows],
         }
-        return pd.DataFrame(
-            {k: pd.Series(v, dtype="string") for k, v in data.items()}, columns=ELEMENT_COLUMNS
-        )
+        return pd.DataFrame({k: string_column(v) for k, v in data.items()}, columns=ELEMENT_COLUMNS)
 
     def find_all(
         self,

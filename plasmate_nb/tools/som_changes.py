@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from operator import is_
 from typing import Any
@@ -24,6 +25,8 @@ Json = dict[str, Any]
 Equal = Callable[[Any, Any], bool]
 
 DIGEST_PREFIX = "sha256:"
+# A page's text can hold a lone UTF-16 surrogate; the compiler writes each as its escape.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Stable elements compared per step: large enough that an unchanged page costs a few C-level
 #: compares, small enough that a changed chunk is cheap to compare one by one.
 CHUNK = 64
@@ -47,12 +50,15 @@ def som_digest(text: str) -> str:
 
 
 def canonical_text(som: Json) -> str:
-    """The compact JSON of a SOM (the compiler's own serialisation, so the digest's input).
+    """The compact JSON of a SOM (the compiler's own serialisation, so the digest's input): raw
+    UTF-8 but for a lone surrogate, written as its lowercase ``\\uXXXX`` escape, so the text is
+    always valid UTF-8.
 
-    >>> canonical_text({"a": [1, "é"]})
-    '{"a":[1,"é"]}'
+    >>> canonical_text({"a": [1, "é", "\\ud800"]})
+    '{"a":[1,"é","\\\\ud800"]}'
     """
-    return json.dumps(som, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(som, separators=(",", ":"), ensure_ascii=False)
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def diff_som(before: Json, after: Json, after_text: str | None = None) -> Json:

@@ -103,6 +103,23 @@ def test_real_engine_pages_rebuilt_from_changes(real_backends, login_url: str) -
         assert TYPED not in typed.changes().to_csv()
 
 
+def test_a_lone_surrogate_in_the_page_shows_as_a_replacement_character(
+    real_backends, fixture_server: str
+) -> None:
+    # pandas' string type cannot hold one; the page keeps it as the SOM does.
+    with nb.Session(real_backends.get("embedded")) as s:
+        page = s.open(f"{fixture_server}/som/lone-surrogate.html", som_answers="changes")
+        clicked = s.click(page.find(role="button", text="Change"))
+        assert clicked.find(role="paragraph").text == "lone \udc01 1"
+        assert clicked.changes()[["change", "text"]].values.tolist() == [  # a paragraph's id is from its text
+            ["added", "lone \ufffd 1"],
+            ["removed", "lone \ufffd end"],
+        ]
+        assert page.diff(clicked).equals(clicked.changes())
+        assert "lone \ufffd end" in page.elements["text"].tolist()
+        page._repr_html_().encode()  # what a notebook sends is UTF-8
+
+
 class _RacingTransport:
     """A transport on which another client acts just before each ``page_som`` is read."""
 

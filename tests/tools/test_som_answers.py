@@ -157,3 +157,22 @@ async def test_page_som_reads_without_tracing_or_changing_anything(call: Caller,
     assert await call.error("page_som", {"session_id": "missing"}) == "Session not found: missing"
     assert await call.error("page_som", {}) == "Invalid arguments: missing field `session_id`"
     await call.ok("close_page", session_id=sid)
+
+
+async def test_a_lone_surrogate_in_the_page_keeps_changes_and_digest_exact(
+    call: Caller, fixture_server
+) -> None:
+    opened = await call.ok(
+        "open_page", url=f"{fixture_server}/som/lone-surrogate.html", som_answers="changes"
+    )
+    sid = opened["session_id"]
+    known = await _page_som(call, sid)
+    assert "\\ud800" in known and canonical_text(json.loads(known)) == known
+    for clicks in (1, 2):
+        answer = await call.ok("click", session_id=sid, element_id=element_id(opened, "button", "Change"))
+        whole = await _page_som(call, sid)
+        assert f"\\udc0{clicks}" in whole
+        assert canonical_text(apply_changes(json.loads(known), answer["changes"])) == whole
+        assert answer["som_digest"] == _digest(whole)
+        known = whole
+    await call.ok("close_page", session_id=sid)
