@@ -23,6 +23,7 @@ from plasmate_nb.errors import (
 from plasmate_nb.som import next_frame
 
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
+ABORTED = "net::ERR_ABORTED"
 
 
 class NavigationWatch:
@@ -100,8 +101,13 @@ class NavigationWatch:
         if not _top_level(request):
             return
         self._settled(request)
-        if request.failure == TUNNEL_FAILED:
+        failure = request.failure
+        if failure == TUNNEL_FAILED:
             self._match_refusal([request.url])
+        elif failure is not None and failure.startswith("net::") and failure != ABORTED:
+            # Refused by the browser itself (an unsafe port, a blocked scheme), never reaching the
+            # gate; an aborted one was replaced by another navigation or became a download.
+            self.failed = self.failed or failure
 
     def _match_refusal(self, urls: list[str]) -> None:
         if self._gate is None or self.blocked is not None:

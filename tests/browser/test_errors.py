@@ -132,6 +132,16 @@ async def test_failed_fetch_keeps_the_last_good_state(kinds, fixture_server):
     assert attrs(kinds, "name").get("value") == "still usable"
 
 
+async def test_a_navigation_the_browser_refuses_itself_fails_the_action(kinds):
+    # Port 9 is on Chromium's list of unsafe ports: the request fails before it reaches the gate.
+    before = (kinds.url, kinds.som.text)
+    with pytest.raises(ActionError) as info:
+        await kinds.evaluate("location.href = 'http://127.0.0.1:9/private?q=secret'")
+    assert message(info) == "Navigation failed: net::ERR_UNSAFE_PORT"
+    assert (kinds.url, kinds.som.text) == before
+    assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
+
+
 async def test_http_error_and_redirect_loop(kinds, demo):
     with pytest.raises(ActionError, match=r"^Failed to fetch http://127\.0\.0\.1:\d+/…: HTTP error 500: "):
         await kinds.navigate(demo.url("/faults/500"))
