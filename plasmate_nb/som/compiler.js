@@ -2014,7 +2014,8 @@
     const cs = computedStyle(el);
     return cs.display + "|" + cs.visibility;
   }
-  // After a walk: the readers still connected, and what each computes now.
+  // After a walk: the readers still connected, or in a shadow tree (its host, once put back, brings
+  // them back with no mutation inside the tree to find them by), and what each computes now.
   function rememberReaders(full, rootsBefore) {
     const s = state;
     if (full) {
@@ -2027,7 +2028,7 @@
     const values = [];
     for (let i = 0; i < s.readers.length; i++) {
       const el = s.readers[i];
-      if (el.isConnected) { add(kept, el); add(values, readerValue(el)); }
+      if (el.isConnected || el.getRootNode().nodeType === 11) { add(kept, el); add(values, readerValue(el)); }
     }
     s.readers = kept;
     s.readerSet = new WeakSet(kept);
@@ -2107,11 +2108,12 @@
     return a === undefined ? null : a;
   }
   // What hiding rules on :focus, :focus-within, :focus-visible and :target select: the :target
-  // element (a replaceState can put the URL back after the fragment moved it), the focused element
-  // and its flat-tree ancestors (moveBefore keeps focus while :focus-within moves), and whether
-  // each matches :focus-visible (a key pressed after a click turns it on, focus staying put).
+  // element (a replaceState can put the URL back after the fragment moved it), whether the window
+  // has focus (one the user leaves keeps its focused element, which stops matching :focus), the
+  // focused element and its flat-tree ancestors (moveBefore keeps focus while :focus-within
+  // moves), and whether each matches :focus-visible (a key pressed after a click turns it on).
   function focusKey() {
-    const key = [document.querySelector(":target")];
+    const key = [document.querySelector(":target"), document.hasFocus()];
     for (let x = activeElement(); x !== null && x !== undefined; x = up(x)) {
       add(key, x);
       if (x.nodeType === 1) add(key, x.matches(":focus-visible"));

@@ -454,6 +454,29 @@ async def test_what_shadow_roots_upgrades_and_registrations_change_is_seen(page,
     await recompile_equals_full(page, before)
 
 
+@pytest.mark.parametrize("reader", ["in the host's root", "in a root nested in it"])
+async def test_a_reader_in_a_shadow_root_whose_host_left_and_came_back_is_still_compared(page, reader):
+    # An inline var() in display inside a shadow root: the host is removed, compiled without, put back.
+    await page.goto("about:blank")  # a fresh property registry
+    await page.set_content("<main><p>Lead</p><div id=box><div id=h></div></div></main>")
+    await page.evaluate(
+        "([inner, nested]) => { const root = document.getElementById('h').attachShadow({mode: 'open'});"
+        " root.innerHTML = nested ? '<div id=n></div>' : inner;"
+        " if (nested) root.getElementById('n').attachShadow({mode: 'open'}).innerHTML = inner; }",
+        ["<p style='display: var(--d)'>Shadow reader</p>", reader != "in the host's root"],
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate("window.host = document.getElementById('h'); host.remove()")
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate("document.getElementById('box').append(window.host)")
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate(
+        "CSS.registerProperty({name: '--d', syntax: '*', inherits: false, initialValue: 'none'})"
+    )
+    await next_frame(page)
+    await recompile_equals_full(page, before)
+
+
 async def _keyboard_pressed(page) -> None:
     await page.keyboard.press("a")
     await page.wait_for_function("document.getElementById('b').matches(':focus-visible')", timeout=WAIT_MS)
@@ -492,6 +515,28 @@ async def test_what_focus_and_the_fragment_select_is_seen(page, case):
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
     await change(page)
     await next_frame(page)
+    await recompile_equals_full(page, before)
+
+
+@pytest.mark.parametrize("rule", ["button:focus + p", "main:focus-within > p.after"])
+async def test_the_window_losing_and_regaining_focus_is_seen(page, rule):
+    # A real window the user leaves: the focused element stays, :focus and :focus-within stop matching.
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("Emulation.setFocusEmulationEnabled", {"enabled": False})
+    await page.set_content(
+        f"<style>{rule}{{display:none}}</style><main><p>Lead</p><button id=b>Press</button><p class=after>After</p></main>"
+    )
+    await page.bring_to_front()
+    await page.click("#b")  # by the mouse: :focus-visible stays off throughout
+    await compile_page(page, timeout=TIMEOUT_S)
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    other = await page.context.new_page()
+    await other.bring_to_front()
+    await page.wait_for_function("!document.hasFocus()", timeout=WAIT_MS)
+    await recompile_equals_full(page, before)
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.bring_to_front()
+    await page.wait_for_function("document.hasFocus()", timeout=WAIT_MS)
     await recompile_equals_full(page, before)
 
 
