@@ -104,9 +104,16 @@ class NavigationWatch:
         failure = request.failure
         if failure == TUNNEL_FAILED:
             self._match_refusal([request.url])
-        elif failure is not None and failure.startswith("net::") and failure != ABORTED:
-            # Refused by the browser itself (an unsafe port, a blocked scheme), never reaching the
-            # gate; an aborted one was replaced by another navigation or became a download.
+        # A tunnel the gate could not open (HTTPS to an unreachable host, no refusal behind it), or
+        # a navigation the browser refused itself (an unsafe port), never reaching the gate. An
+        # aborted one is no failure: replaced by another navigation, a download, a 204, an
+        # external scheme.
+        if (
+            self.blocked is None
+            and failure is not None
+            and failure.startswith("net::")
+            and failure != ABORTED
+        ):
             self.failed = self.failed or failure
 
     def _match_refusal(self, urls: list[str]) -> None:

@@ -501,7 +501,9 @@ class BrowserSession:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
         watch = self._page_watch
         await asyncio.gather(settle(page, self._config.settle_timeout, watch), self._prepare_actions(page))
-        blocked, failed = watch.blocked, watch.failed
+        failed = watch.failed
+        # A failed tunnel may be the gate's refusal, recorded after the failure event came.
+        blocked = watch.blocked_when_failed() if failed is not None else watch.blocked
         watch.reset()
         if blocked is not None:
             await self._restore(page)

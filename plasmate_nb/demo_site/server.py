@@ -87,6 +87,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             "/redirect": lambda: self._redirect(query.get("to", ["/index.html"])[0]),
             "/faults/slow": self._slow,
             "/faults/500": lambda: self._send(500, "<h1>Internal Server Error</h1>"),
+            "/faults/no-content": lambda: self._send(204, ""),
             "/faults/redirect-loop": lambda: self._redirect("/faults/redirect-loop"),
             "/faults/download": lambda: self._send(
                 200, "a,b\n1,2\n", "text/csv", {"Content-Disposition": 'attachment; filename="report.csv"'}

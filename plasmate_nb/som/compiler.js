@@ -596,9 +596,9 @@
       const cached = stripCache.get(el);
       if (cached !== undefined) return cached;
     }
+    if (state !== null) watchRootOf(el); // outside the try: it must never decide the result
     let result;
     try {
-      if (state !== null) watchRootOf(el);
       result = staticStrip(el, el.localName) || styleHidden(el);
     } catch (e) {
       result = true; // a node that throws on inspection is treated as absent
@@ -1717,7 +1717,7 @@
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
       roots: [], observed: new WeakSet(), live: new WeakMap(),
-      style: null, sheetFlags: null, flags: null, conditional: false, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefined: null, readers: [], readerSet: new WeakSet(), readerValues: [], origin: "", url: "", active: null,
+      style: null, sheetFlags: null, flags: null, conditional: false, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedElements: [], readers: [], readerSet: new WeakSet(), readerValues: [], origin: "", url: "", focusKey: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
     c.s = s;
@@ -1988,9 +1988,12 @@
   function isConditional(el) {
     return el.matches(PRESENTATION_COMPUTED) || inlineMatches(el, CONDITIONAL_HIDING);
   }
+  function conditionalElement(el) {
+    return el.matches(INLINE_CONDITIONAL) && isConditional(el);
+  }
   // `node`: the document, a shadow root or an element (itself included).
   function conditionalIn(node) {
-    if (node.nodeType === 1 && node.matches(INLINE_CONDITIONAL) && isConditional(node)) return true;
+    if (node.nodeType === 1 && conditionalElement(node)) return true;
     const list = node.querySelectorAll(INLINE_CONDITIONAL);
     for (let i = 0; i < list.length; i++) if (isConditional(list[i])) return true;
     return false;
@@ -1998,17 +2001,18 @@
   // Elements whose inline style computes display, visibility or all from a function (`var()`): a
   // property registered since (CSS.registerProperty) can change what they compute with no mutation
   // and no rule text, so their computed values are compared at every compile.
-  function addReaders(node) {
+  function addReader(el) {
     const s = state;
-    const take = (el) => {
-      if (!s.readerSet.has(el) && inlineMatches(el, COMPUTED_HIDING)) {
-        s.readerSet.add(el);
-        add(s.readers, el);
-      }
-    };
-    if (node.nodeType === 1 && node.matches(INLINE_COMPUTED)) take(node);
+    if (!s.readerSet.has(el) && el.matches(INLINE_COMPUTED) && inlineMatches(el, COMPUTED_HIDING)) {
+      s.readerSet.add(el);
+      add(s.readers, el);
+    }
+  }
+  // `node`: the document, a shadow root or an element (itself included).
+  function addReaders(node) {
+    if (node.nodeType === 1) addReader(node);
     const list = node.querySelectorAll(INLINE_COMPUTED);
-    for (let i = 0; i < list.length; i++) take(list[i]);
+    for (let i = 0; i < list.length; i++) addReader(list[i]);
   }
   function readerValue(el) {
     const cs = computedStyle(el);
@@ -2110,8 +2114,9 @@
   // What hiding rules on :focus, :focus-within, :focus-visible and :target select: the :target
   // element (a replaceState can put the URL back after the fragment moved it), whether the window
   // has focus (one the user leaves keeps its focused element, which stops matching :focus), the
-  // focused element and its flat-tree ancestors (moveBefore keeps focus while :focus-within
-  // moves), and whether each matches :focus-visible (a key pressed after a click turns it on).
+  // focused element and its ancestors, across shadow roots (moveBefore keeps focus while
+  // :focus-within moves), and whether each matches :focus-visible (a key pressed after a click
+  // turns it on).
   function focusKey() {
     const key = [document.querySelector(":target"), document.hasFocus()];
     for (let x = activeElement(); x !== null && x !== undefined; x = up(x)) {
@@ -2119,6 +2124,10 @@
       if (x.nodeType === 1) add(key, x.matches(":focus-visible"));
     }
     return key;
+  }
+  function upgraded(elements) {
+    for (let i = 0; i < elements.length; i++) if (elements[i].matches(":defined")) return true;
+    return false;
   }
   function sameKey(a, b) {
     if (a === null || a.length !== b.length) return false;
@@ -2133,9 +2142,10 @@
     return innerWidth + "x" + innerHeight + "@" + devicePixelRatio;
   }
   // The elements not defined yet, in the document and every open root compiled so far: an upgrade
-  // makes no mutation (its constructor may attach a shadow root; :defined changes), and a count
-  // would miss one defined while another undefined element arrives.
-  function undefinedKey() {
+  // makes no mutation (its constructor may attach a shadow root; :defined changes), so one of them
+  // defined since means a full compile. (A count would miss one defined while another undefined
+  // element arrives; those that arrive or leave come with mutations.)
+  function undefinedElements() {
     const key = [];
     for (let r = -1; r < state.roots.length; r++) {
       const list = (r < 0 ? document : state.roots[r]).querySelectorAll(":not(:defined)");
@@ -2212,11 +2222,15 @@
       }
     }
     markDeep(el);
-    // Slotted light-DOM children inherit from their slot (the flat tree): walk the host again, and
-    // the host of the tree that host is in, up to the document (a slot can forward a slot).
-    for (let root = el.getRootNode(); root.nodeType === 11 && root.host; root = root.host.getRootNode()) {
-      if (state.refPath.has(root.host)) return false;
-      markDeep(root.host);
+    // Slotted light-DOM children inherit from their slot (the flat tree): walk the host again. A slot
+    // among that host's light children forwards the children of the host of the tree it is in, so
+    // that host is walked again too, and so on up.
+    for (let root = el.getRootNode(); root.nodeType === 11 && root.host; ) {
+      const host = root.host;
+      if (state.refPath.has(host)) return false;
+      markDeep(host);
+      if (host.querySelector("slot") === null) break;
+      root = host.getRootNode();
     }
     return true;
   }
@@ -2235,9 +2249,9 @@
       } else if (r.type === "attributes") {
         const name = r.attributeName;
         if (name === "id" || name === "for" || name === "slot") return false;
-        if (name === "style" || name === "display" || name === "visibility") {
-          if (conditionalIn(t)) state.conditional = true;
-          addReaders(t);
+        if (name === "style" || name === "display" || name === "visibility") { // the element's own
+          if (conditionalElement(t)) state.conditional = true;
+          addReader(t);
         }
         if (!elementChanged(t, flags, true)) return false;
       } else { // a child list: like a changed element, unless it adds or removes what labels read
@@ -2271,13 +2285,13 @@
     s.pending = [];
     const taken = s.observer.takeRecords();
     for (let i = 0; i < taken.length; i++) add(records, taken[i]);
-    if (s.origin !== origin || s.url !== url || s.view !== view || !sameKey(s.undefined, undefinedKey())) return false;
+    if (s.origin !== origin || s.url !== url || s.view !== view || upgraded(s.undefinedElements)) return false;
     if (style === null || s.style !== style || s.media !== mediaKey()) return false;
     if (moving === null || s.moving === null) return false; // which elements animate: unknown
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
     for (let r = 0; r < s.roots.length; r++) if (s.roots[r].slotAssignment === "manual") return false;
     const flags = s.flags;
-    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && !sameKey(s.active, focusKey()))) return false;
+    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && !sameKey(s.focusKey, focusKey()))) return false;
     s.epoch++;
     for (let i = 0; i < s.readerValues.length; i++) {
       const el = s.readers[i];
@@ -2357,8 +2371,8 @@
     s.view = view;
     s.media = mediaKey();
     s.moving = moving;
-    s.active = s.flags !== null && s.flags.focus ? focusKey() : null;
-    s.undefined = undefinedKey();
+    s.focusKey = s.flags !== null && s.flags.focus ? focusKey() : null;
+    s.undefinedElements = undefinedElements();
     s.origin = origin;
     s.url = url;
     s.valid = s.style !== null;

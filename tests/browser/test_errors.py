@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import AsyncIterator
 
@@ -132,6 +133,18 @@ async def test_failed_fetch_keeps_the_last_good_state(kinds, fixture_server):
     assert attrs(kinds, "name").get("value") == "still usable"
 
 
+@pytest.mark.parametrize("scheme", ["http", "https"])
+async def test_a_script_navigation_to_an_unreachable_host_fails_the_action(kinds, scheme, unused_tcp_port):
+    before = (kinds.url, kinds.som.text)
+    with pytest.raises(ActionError) as info:
+        await kinds.evaluate(f"location.href = '{scheme}://127.0.0.1:{unused_tcp_port}/private?q=secret'")
+    refused = (
+        "ERR_CONNECTION_REFUSED" if scheme == "http" else "ERR_TUNNEL_CONNECTION_FAILED"
+    )  # through the gate
+    assert message(info) == f"Navigation failed: net::{refused}"
+    assert (kinds.url, kinds.som.text) == before
+
+
 async def test_a_navigation_the_browser_refuses_itself_fails_the_action(kinds):
     # Port 9 is on Chromium's list of unsafe ports: the request fails before it reaches the gate.
     before = (kinds.url, kinds.som.text)
@@ -139,6 +152,16 @@ async def test_a_navigation_the_browser_refuses_itself_fails_the_action(kinds):
         await kinds.evaluate("location.href = 'http://127.0.0.1:9/private?q=secret'")
     assert message(info) == "Navigation failed: net::ERR_UNSAFE_PORT"
     assert (kinds.url, kinds.som.text) == before
+    assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
+
+
+@pytest.mark.parametrize("where", ["/faults/no-content", "/faults/download", "mailto:someone@example.test"])
+async def test_a_navigation_the_browser_drops_is_no_failure(kinds, demo, where):
+    # A 204, a download and an external scheme end the navigation (net::ERR_ABORTED): the page stays.
+    before = kinds.url
+    target = demo.url(where) if where.startswith("/") else where
+    await kinds.evaluate(f"location.href = {json.dumps(target)}")
+    assert kinds.url == before
     assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
 
 

@@ -402,6 +402,28 @@ async def test_one_changed_element_recompiles_incrementally(page, change):
         assert '"Changed"' in incremental.text
 
 
+async def test_a_change_deep_in_nested_components_recompiles_only_its_own_host(page):
+    # An app rendered inside <x-app>'s shadow tree, with a label in it (which puts <x-app> on a
+    # label's path: walking it again would mean a full compile) and components nested in it: a
+    # change inside a component's root walks that component again, not every host up to the
+    # document (only a slot among a host's light children forwards a change further up).
+    components = "".join(f"<div class=card><span id=c{i}></span><p>Card {i}</p></div>" for i in range(40))
+    await page.set_content(
+        "<main><x-app id=app></x-app></main><script>"
+        "const app = document.getElementById('app').attachShadow({mode: 'open'});"
+        f"app.innerHTML = '<label for=q>Query</label><input id=q>{components}';"
+        "for (const span of app.querySelectorAll('span')) span.attachShadow({mode: 'open'}).innerHTML ="
+        " '<b class=badge>New</b><slot></slot>';</script>"
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate(
+        "document.getElementById('app').shadowRoot.getElementById('c20').shadowRoot.querySelector('b').className = 'x'"
+    )
+    incremental = await compile_page(page, timeout=TIMEOUT_S)
+    assert incremental.stats["mode"] == "incremental"
+    assert incremental.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+
+
 @pytest.mark.parametrize("words", ["plain ascii", "é and 😀 (two UTF-16 units)"])
 async def test_an_incremental_parse_shares_every_element_it_did_not_change(page, words):
     """The recompile's data takes over the last parse's objects for every element whose text did
