@@ -1757,6 +1757,14 @@
     state.observed.add(root);
     add(state.roots, root);
     state.observer.observe(root, OBSERVE);
+    observeRootsIn(root);
+  }
+  // The open roots inside `node` (a root, or an element and its subtree): a host the walk never
+  // enters (a link's text is read from its light DOM) still shows what its nested roots let through.
+  function observeRootsIn(node) {
+    if (node.nodeType === 1) watchRootOf(node);
+    const list = node.querySelectorAll("*");
+    for (let i = 0; i < list.length; i++) watchRootOf(list[i]);
   }
   // The memo of `node` is valid when neither the node (its subtree) nor any ancestor's whole
   // subtree was marked after the compile that recorded it.
@@ -2260,6 +2268,7 @@
           if (r.addedNodes[j].nodeType === 1) {
             if (conditionalIn(r.addedNodes[j])) state.conditional = true;
             addReaders(r.addedNodes[j]);
+            observeRootsIn(r.addedNodes[j]);
           }
           state.insertedAt.set(r.addedNodes[j], state.epoch);
         }

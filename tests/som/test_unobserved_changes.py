@@ -477,6 +477,42 @@ async def test_a_reader_in_a_shadow_root_whose_host_left_and_came_back_is_still_
     await recompile_equals_full(page, before)
 
 
+NESTED_IN_TEXT = (
+    "const outer = document.getElementById('o').attachShadow({mode: 'open'});"
+    " outer.innerHTML = '<span id=h><slot></slot></span>';"
+    " outer.getElementById('h').attachShadow({mode: 'open'}).innerHTML = '<div id=w><slot></slot></div>';"
+)
+
+
+@pytest.mark.parametrize("holder", ["a href=/x", "button"])
+@pytest.mark.parametrize("built", ["before the first compile", "after it"])
+async def test_a_root_nested_in_a_root_of_a_host_read_for_its_text_is_watched(page, holder, built):
+    # The text of a link or button is read from the light DOM: the walk never enters the roots
+    # that decide what of it shows, nor the roots nested in them.
+    tag = holder.split()[0]
+    await page.set_content(f"<main><p>Lead</p><{holder}>Go <span id=o><b>secret</b></span></{tag}></main>")
+    if built == "before the first compile":
+        await page.evaluate(NESTED_IN_TEXT)
+        before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    else:
+        await page.evaluate(
+            "document.getElementById('o').attachShadow({mode: 'open'}).innerHTML = '<slot></slot>'"
+        )
+        await compile_page(page, timeout=TIMEOUT_S)
+        await page.evaluate(
+            "const outer = document.getElementById('o').shadowRoot; const h = document.createElement('span');"
+            " h.appendChild(document.createElement('slot'));"
+            " h.attachShadow({mode: 'open'}).innerHTML = '<div id=w><slot></slot></div>'; outer.replaceChildren(h);"
+        )
+        before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate(
+        "document.getElementById('o').shadowRoot.querySelector('span').shadowRoot.getElementById('w')"
+        ".style.visibility = 'hidden'"
+    )
+    await next_frame(page)
+    await recompile_equals_full(page, before)
+
+
 async def _keyboard_pressed(page) -> None:
     await page.keyboard.press("a")
     await page.wait_for_function("document.getElementById('b').matches(':focus-visible')", timeout=WAIT_MS)
