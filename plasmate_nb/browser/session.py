@@ -42,7 +42,7 @@ from plasmate_nb.browser.messages import (
     is_closed,
     is_timeout,
 )
-from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
+from plasmate_nb.browser.navigation import TUNNEL_FAILED, NavigationWatch, dismiss_dialog, goto, settle
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.errors import (
     BROWSER_CONNECTION_LOST,
@@ -503,7 +503,7 @@ class BrowserSession:
         await asyncio.gather(settle(page, self._config.settle_timeout, watch), self._prepare_actions(page))
         failed = watch.failed
         # A failed tunnel may be the gate's refusal, recorded after the failure event came.
-        blocked = watch.blocked_when_failed() if failed is not None else watch.blocked
+        blocked = watch.blocked_when_failed() if failed == TUNNEL_FAILED else watch.blocked
         watch.reset()
         if blocked is not None:
             await self._restore(page)

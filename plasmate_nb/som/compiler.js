@@ -1752,15 +1752,26 @@
     for (let x = node; x !== null && x !== undefined; x = up(x)) if (state.refs.has(x)) return true;
     return false;
   }
-  function observeRoot(root) {
-    if (state.observed.has(root) || state.observer === null) return;
-    state.observed.add(root);
-    add(state.roots, root);
-    state.observer.observe(root, OBSERVE);
-    observeRootsIn(root);
+  // `first` and every open root nested in it: a host the walk never enters (a link's text is read
+  // from its light DOM) still shows what its nested roots let through. A work list, not recursion:
+  // roots can nest deeper than the stack.
+  function observeRoot(first) {
+    if (state.observer === null) return;
+    const todo = [first];
+    while (todo.length > 0) {
+      const root = todo.pop();
+      if (state.observed.has(root)) continue;
+      state.observed.add(root);
+      add(state.roots, root);
+      state.observer.observe(root, OBSERVE);
+      const list = root.querySelectorAll("*");
+      for (let i = 0; i < list.length; i++) {
+        const inner = openShadowRoot(list[i]);
+        if (inner !== null) add(todo, inner);
+      }
+    }
   }
-  // The open roots inside `node` (a root, or an element and its subtree): a host the walk never
-  // enters (a link's text is read from its light DOM) still shows what its nested roots let through.
+  // The open roots in `node` and its subtree (nodes a mutation inserted), and those nested in them.
   function observeRootsIn(node) {
     if (node.nodeType === 1) watchRootOf(node);
     const list = node.querySelectorAll("*");
