@@ -16,17 +16,16 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from operator import is_
 from typing import Any
+
+from plasmate_nb.trace.compact import escape_surrogates
 
 Json = dict[str, Any]
 Equal = Callable[[Any, Any], bool]
 
 DIGEST_PREFIX = "sha256:"
-# A page's text can hold a lone UTF-16 surrogate; the compiler writes each as its escape.
-LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: Stable elements compared per step: large enough that an unchanged page costs a few C-level
 #: compares, small enough that a changed chunk is cheap to compare one by one.
 CHUNK = 64
@@ -57,8 +56,7 @@ def canonical_text(som: Json) -> str:
     >>> canonical_text({"a": [1, "é", "\\ud800"]})
     '{"a":[1,"é","\\\\ud800"]}'
     """
-    text = json.dumps(som, separators=(",", ":"), ensure_ascii=False)
-    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return escape_surrogates(json.dumps(som, separators=(",", ":"), ensure_ascii=False))
 
 
 def diff_som(before: Json, after: Json, after_text: str | None = None) -> Json:

@@ -32,6 +32,12 @@ def clean_text(text: str) -> str:
     return text
 
 
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its lowercase ``\\uXXXX`` JSON escape (as the
+    SOM compiler writes it), so JSON text that holds one is valid UTF-8."""
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def truncate_utf8(text: str, max_bytes: int) -> str:
     """The longest prefix of ``text`` whose UTF-8 form fits ``max_bytes`` (whole characters)."""
     data = text.encode("utf-8")
