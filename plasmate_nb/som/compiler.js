@@ -1752,30 +1752,38 @@
     for (let x = node; x !== null && x !== undefined; x = up(x)) if (state.refs.has(x)) return true;
     return false;
   }
-  // `first` and every open root nested in it: a host the walk never enters (a link's text is read
-  // from its light DOM) still shows what its nested roots let through. A work list, not recursion:
-  // roots can nest deeper than the stack.
-  function observeRoot(first) {
+  function observeRoot(root) {
+    observeRoots([root]);
+  }
+  // The open roots in `node` and its subtree (nodes a mutation inserted), and those nested in them.
+  function observeRootsIn(node) {
+    const todo = [];
+    rootsIn(node, todo);
+    observeRoots(todo);
+  }
+  // Each root in `todo` and every open root nested in it: a host the walk never enters (a link's
+  // text is read from its light DOM) still shows what its nested roots let through. A work list,
+  // not recursion: roots can nest deeper than the stack.
+  function observeRoots(todo) {
     if (state.observer === null) return;
-    const todo = [first];
     while (todo.length > 0) {
       const root = todo.pop();
       if (state.observed.has(root)) continue;
       state.observed.add(root);
       add(state.roots, root);
       state.observer.observe(root, OBSERVE);
-      const list = root.querySelectorAll("*");
-      for (let i = 0; i < list.length; i++) {
-        const inner = openShadowRoot(list[i]);
-        if (inner !== null) add(todo, inner);
-      }
+      rootsIn(root, todo);
     }
   }
-  // The open roots in `node` and its subtree (nodes a mutation inserted), and those nested in them.
-  function observeRootsIn(node) {
-    if (node.nodeType === 1) watchRootOf(node);
+  // Adds to `todo` the open roots of `node` (an element, or a root) and of every element under it.
+  function rootsIn(node, todo) {
+    const own = node.nodeType === 1 ? openShadowRoot(node) : null;
+    if (own !== null) add(todo, own);
     const list = node.querySelectorAll("*");
-    for (let i = 0; i < list.length; i++) watchRootOf(list[i]);
+    for (let i = 0; i < list.length; i++) {
+      const inner = openShadowRoot(list[i]);
+      if (inner !== null) add(todo, inner);
+    }
   }
   // The memo of `node` is valid when neither the node (its subtree) nor any ancestor's whole
   // subtree was marked after the compile that recorded it.
