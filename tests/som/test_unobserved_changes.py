@@ -382,26 +382,22 @@ UNSEEN = {
 @pytest.mark.parametrize("case", list(UNSEEN))
 async def test_a_change_no_observer_reports_is_seen(page, case):
     html, change = UNSEEN[case]
+    await _recompiled_after(page, html, change)
+
+
+async def _recompiled_after(page, html, change, *, setup=None, compiles=2) -> None:
+    """Load ``html``, run ``setup``, compile ``compiles`` times, make ``change`` (a script or a
+    function of the page), wait a frame: the recompile differs from before and equals a full one."""
     await page.set_content(html)
-    await compile_page(page, timeout=TIMEOUT_S)
-    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    if setup is not None:
+        await setup(page)
+    for _ in range(compiles):
+        before = (await compile_page(page, timeout=TIMEOUT_S)).text
     if isinstance(change, str):
         await page.evaluate(f"() => {{ {change}; }}")
     else:
         await change(page)
-    await recompile_equals_full(page, before)
-
-
-async def test_a_slotted_rule_in_a_host_a_label_reads_is_seen(page):
-    # From the first compile on: the label's text is read through the host, never walked as an element.
-    await page.set_content(
-        "<main><fieldset><h2 id=lbl><template shadowrootmode=open><slot></slot></template>Name<span>Extra</span></h2>"
-        "<input aria-labelledby=lbl></fieldset></main>"
-    )
-    before = (await compile_page(page, timeout=TIMEOUT_S)).text
-    await page.evaluate(
-        "document.getElementById('lbl').shadowRoot.innerHTML = '<style>::slotted(span){display:none}</style><slot></slot>'"
-    )
+    await next_frame(page)
     await recompile_equals_full(page, before)
 
 
@@ -430,6 +426,12 @@ SHADOW_AND_UPGRADES = {
         " customElements.define('x-a', class extends HTMLElement { constructor() { super();"
         " this.attachShadow({mode: 'open'}).innerHTML = '<button>Shadow button</button>'; } })",
     ),
+    "::slotted in a host a label reads": (
+        # The label's text is read through the host, never walked as an element.
+        "<main><fieldset><h2 id=lbl><template shadowrootmode=open><slot></slot></template>Name<span>Extra</span></h2>"
+        "<input aria-labelledby=lbl></fieldset></main>",
+        "document.getElementById('lbl').shadowRoot.innerHTML = '<style>::slotted(span){display:none}</style><slot></slot>'",
+    ),
     "a property registered under an inline var()": (
         "<main><p>Lead</p><p style='display: var(--d)'>Shown until registered</p></main>",
         "CSS.registerProperty({name: '--d', syntax: '*', inherits: false, initialValue: 'none'})",
@@ -445,13 +447,7 @@ SHADOW_AND_UPGRADES = {
 @pytest.mark.parametrize("case", list(SHADOW_AND_UPGRADES))
 async def test_what_shadow_roots_upgrades_and_registrations_change_is_seen(page, case, compiles):
     html, change = SHADOW_AND_UPGRADES[case]
-    await page.goto("about:blank")  # a fresh custom-element and property registry
-    await page.set_content(html)
-    for _ in range(compiles):
-        before = (await compile_page(page, timeout=TIMEOUT_S)).text
-    await page.evaluate(f"() => {{ {change}; }}")
-    await next_frame(page)
-    await recompile_equals_full(page, before)
+    await _recompiled_after(page, html, change, compiles=compiles)  # a fresh page: fresh registries
 
 
 @pytest.mark.parametrize("reader", ["in the host's root", "in a root nested in it"])
@@ -545,13 +541,7 @@ FOCUS = {
 @pytest.mark.parametrize("case", list(FOCUS))
 async def test_what_focus_and_the_fragment_select_is_seen(page, case):
     html, setup, change = FOCUS[case]
-    await page.set_content(html)
-    await setup(page)
-    await compile_page(page, timeout=TIMEOUT_S)
-    before = (await compile_page(page, timeout=TIMEOUT_S)).text
-    await change(page)
-    await next_frame(page)
-    await recompile_equals_full(page, before)
+    await _recompiled_after(page, html, change, setup=setup)
 
 
 @pytest.mark.parametrize("rule", ["button:focus + p", "main:focus-within > p.after"])
