@@ -10,6 +10,11 @@ page model in any answer, no settle wait). Per round, on each server in turn (th
   shipped mode writes the snapshot to a file and links it, the lean mode takes none);
 - ``click`` a button and ``type_text`` into a labelled input, by the id / ref the model gave.
 
+A fifth contender in the same rotation is no server: Playwright's own ``page.goto`` (to the load
+event) of the same page in the same Chromium, driven from this process. It is the floor of any
+``navigate + model``, and the targets table says what fraction of Playwright MCP's time it takes
+(a target below that fraction cannot be met by loading the page in a browser at all).
+
 Every row reports the median time at the client and the answer bytes (the text content; ``wire``
 adds what else the result carries: our ``structuredContent`` copy and ``_meta`` labels).
 ``@playwright/mcp`` is installed with npm into a cache directory on first use; without npm or the
@@ -26,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -34,6 +39,7 @@ from typing import Any
 from _report import report
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from playwright.async_api import Page, async_playwright
 
 from plasmate_nb.browser.discovery import find_chromium
 from plasmate_nb.demo_site import DemoSite
@@ -49,8 +55,7 @@ INSTALL_DIR = Path(
 OURS = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
 LEAN = ["--snapshot-mode", "none", "--timeout-settle", "0"]
 STEPS = ("navigate + model", "click", "type_text")
-
-Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
+PAGE_LOAD = "page load alone"  # the floor contender's name and its one step
 
 
 def playwright_mcp() -> tuple[Path | None, str]:
@@ -81,16 +86,30 @@ def _sizes(result: Any) -> tuple[int, int]:
 class Contender:
     """One server: how it navigates, clicks and types, and what each step cost."""
 
-    def __init__(self, name: str, server: StdioServerParameters) -> None:
+    steps: tuple[str, ...] = STEPS
+
+    def __init__(self, name: str, server: StdioServerParameters | None) -> None:
         self.name = name
         self.server = server
-        self.samples: dict[str, list[tuple[float, int, int]]] = {step: [] for step in STEPS}
+        self.client: Client | None = None
+        self.samples: dict[str, list[tuple[float, int, int]]] = {step: [] for step in self.steps}
 
-    async def timed(self, client: Client, step: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    async def connect(self, stack: AsyncExitStack) -> None:
+        assert self.server is not None
+        self.client = await stack.enter_async_context(Client(stdio_client(self.server)))
+
+    async def start(self, url: str) -> None:
+        raise NotImplementedError
+
+    async def round(self, url: str) -> None:
+        raise NotImplementedError
+
+    async def timed(self, step: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        assert self.client is not None
         results, elapsed, text, wire = [], 0.0, 0, 0
         for tool, arguments in calls:
             start = time.perf_counter()
-            result = await client.call_tool(tool, arguments)
+            result = await self.client.call_tool(tool, arguments)
             elapsed += time.perf_counter() - start
             assert not result.is_error, (self.name, tool, result.content)
             sizes = _sizes(result)
@@ -107,25 +126,25 @@ class Ours(Contender):
         self.session: str = ""
         self.button = self.field = ""
 
-    async def start(self, client: Client, url: str) -> None:
-        result = await client.call_tool(
+    async def start(self, url: str) -> None:
+        assert self.client is not None
+        result = await self.client.call_tool(
             "open_page", {"url": url, "trace": True, "som_answers": self.som_answers}
         )
         self.session = json.loads(result.content[0].text)["session_id"]
 
-    async def round(self, client: Client, url: str) -> None:
+    async def round(self, url: str) -> None:
         (navigated,) = await self.timed(
-            client, "navigate + model", [("navigate_to", {"session_id": self.session, "url": url})]
+            "navigate + model", [("navigate_to", {"session_id": self.session, "url": url})]
         )
         regions = json.loads(navigated.content[0].text)["regions"]
         elements = list(iter_elements({"regions": regions}))
         self.button = next(e["id"] for e in elements if e["role"] == "button")
         self.field = next(e["id"] for e in elements if e["role"] == "text_input")
         (clicked,) = await self.timed(
-            client, "click", [("click", {"session_id": self.session, "element_id": self.button})]
+            "click", [("click", {"session_id": self.session, "element_id": self.button})]
         )
         await self.timed(
-            client,
             "type_text",
             [("type_text", {"session_id": self.session, "element_id": self.field, "text": TYPED})],
         )
@@ -147,46 +166,69 @@ class Theirs(Contender):
         super().__init__(name, StdioServerParameters(command=str(binary), args=args + extra, cwd=workspace))
         self.button = self.field = ""
 
-    async def start(self, client: Client, url: str) -> None:
-        await client.call_tool("browser_navigate", {"url": url})
+    async def start(self, url: str) -> None:
+        assert self.client is not None
+        await self.client.call_tool("browser_navigate", {"url": url})
 
-    async def round(self, client: Client, url: str) -> None:
+    async def round(self, url: str) -> None:
         _, snapshot = await self.timed(
-            client, "navigate + model", [("browser_navigate", {"url": url}), ("browser_snapshot", {})]
+            "navigate + model", [("browser_navigate", {"url": url}), ("browser_snapshot", {})]
         )
         yaml = snapshot.content[0].text
         self.button = re.search(r'button "Button 0" \[ref=(\w+)\]', yaml).group(1)  # type: ignore[union-attr]
         self.field = re.search(r'textbox "Field 0" \[ref=(\w+)\]', yaml).group(1)  # type: ignore[union-attr]
-        await self.timed(client, "click", [("browser_click", {"target": self.button, "element": "Button 0"})])
+        await self.timed("click", [("browser_click", {"target": self.button, "element": "Button 0"})])
         await self.timed(
-            client,
             "type_text",
             [("browser_type", {"target": self.field, "element": "Field 0", "text": TYPED})],
         )
 
 
-async def _compare(contenders: list[Contender], url: str) -> None:
-    from contextlib import AsyncExitStack
+class PageLoad(Contender):
+    """No server: Playwright's ``goto`` to the load event, the floor of any navigate + model."""
 
+    steps = (PAGE_LOAD,)
+
+    def __init__(self) -> None:
+        super().__init__(PAGE_LOAD, None)
+        self.page: Page | None = None
+
+    async def connect(self, stack: AsyncExitStack) -> None:
+        playwright = await stack.enter_async_context(async_playwright())
+        browser = await playwright.chromium.launch(
+            executable_path=str(find_chromium().executable), headless=True, args=["--no-sandbox"]
+        )
+        stack.push_async_callback(browser.close)
+        self.page = await browser.new_page()
+
+    async def start(self, url: str) -> None:
+        assert self.page is not None
+        await self.page.goto(url, wait_until="load")
+
+    async def round(self, url: str) -> None:
+        assert self.page is not None
+        start = time.perf_counter()
+        await self.page.goto(url, wait_until="load")
+        self.samples[PAGE_LOAD].append((time.perf_counter() - start, 0, 0))
+
+
+async def _compare(contenders: list[Contender], url: str) -> None:
     async with AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(Client(stdio_client(c.server))) for c in contenders]
-        for contender, client in zip(contenders, clients, strict=True):
-            await contender.start(client, url)  # type: ignore[attr-defined]
-            await contender.round(client, url)  # type: ignore[attr-defined]  # warm-up, then forget it
-            contender.samples = {step: [] for step in STEPS}
+        for contender in contenders:
+            await contender.connect(stack)
+            await contender.start(url)
+            await contender.round(url)  # warm-up, then forget it
+            contender.samples = {step: [] for step in contender.steps}
         for number in range(ROUNDS):
             turn = number % len(contenders)
-            for contender, client in (
-                list(zip(contenders, clients, strict=True))[turn:]
-                + list(zip(contenders, clients, strict=True))[:turn]
-            ):
-                await contender.round(client, url)  # type: ignore[attr-defined]
+            for contender in contenders[turn:] + contenders[:turn]:
+                await contender.round(url)
 
 
 def _rows(size: int, contenders: list[Contender]) -> list[dict[str, Any]]:
     rows = []
     for contender in contenders:
-        for step in STEPS:
+        for step in contender.steps:
             samples = contender.samples[step]
             rows.append({
                 "elements": size, "server": contender.name, "step": step,
@@ -197,6 +239,7 @@ def _rows(size: int, contenders: list[Contender]) -> list[dict[str, Any]]:
 
 
 def _ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each target's ratio; for navigate + model also the floor's: the page load alone over theirs."""
     at = {(r["elements"], r["server"], r["step"]): r["median_ms"] for r in rows}
     targets = (
         ("ours changes", "click", "Playwright MCP lean", 1.0),
@@ -209,8 +252,10 @@ def _ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for ours, step, theirs, target in targets:
             if (size, theirs, step) in at:
                 ratio = at[(size, ours, step)] / at[(size, theirs, step)]
+                floor = at.get((size, PAGE_LOAD, PAGE_LOAD)) if step == "navigate + model" else None
                 out.append({"elements": size, "step": step, "ours": ours, "theirs": theirs, "ratio": ratio,
-                            "target": f"<= {target}", "met": "yes" if ratio <= target else "NO"})  # fmt: skip
+                            "target": f"<= {target}", "met": "yes" if ratio <= target else "NO",
+                            "floor": "" if floor is None else floor / at[(size, theirs, step)]})  # fmt: skip
     return out
 
 
@@ -229,7 +274,11 @@ async def head_to_head(site: DemoSite) -> None:
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as workspace:  # where Playwright MCP writes its snapshot files
         for size in SIZES:
-            contenders: list[Contender] = [Ours("ours full", "full"), Ours("ours changes", "changes")]
+            contenders: list[Contender] = [
+                Ours("ours full", "full"),
+                Ours("ours changes", "changes"),
+                PageLoad(),
+            ]
             if binary is not None:
                 contenders += [
                     Theirs("Playwright MCP", binary, [], workspace),
