@@ -66,6 +66,7 @@ from plasmate_nb.errors import (
 )
 from plasmate_nb.som import NOT_CONNECTED, CompiledSom, SomCompileError, compile_page, prepare_actions
 from plasmate_nb.trace import PageState, TraceLog
+from plasmate_nb.trace.compact import utf8_len
 from plasmate_nb.trace.som_walk import find_element
 
 SCROLL_SCRIPT = """([direction, pixels]) => {
@@ -289,7 +290,7 @@ class BrowserSession:
         if index is None:
             raise ActionError(NOT_A_SELECT)
         if index < 0:
-            raise ActionError(option_not_found(len(value.encode())))
+            raise ActionError(option_not_found(utf8_len(value)))
         await self._perform(
             page,
             "Select",

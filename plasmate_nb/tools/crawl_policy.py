@@ -44,7 +44,7 @@ from plasmate_nb.errors import (
 from plasmate_nb.tools.stateless_arguments import CRAWL_POLICY
 from plasmate_nb.tools.web_urls import UrlError, WebUrl, parse_web_url
 from plasmate_nb.trace import compact_json
-from plasmate_nb.trace.compact import truncate_utf8
+from plasmate_nb.trace.compact import truncate_utf8, utf8_len
 
 SCHEMA_VERSION = "plasmate.crawl-policy.v1"
 SPEC_SNAPSHOT = {
@@ -133,7 +133,7 @@ def scan(text: str) -> Scan:
         if number == 0:
             line = line.removeprefix("\ufeff")
         result.lines_seen += 1
-        if len(line.encode()) > MAX_LINE_BYTES:
+        if utf8_len(line) > MAX_LINE_BYTES:
             result.lines_over_limit += 1
             continue
         line = line.split("#", 1)[0].strip()
@@ -187,7 +187,7 @@ def select_groups(groups: list[Group], token: str) -> tuple[list[Group], int | N
     wanted = token.lower()
     exact = [g for g in groups if any(agent.lower() == wanted for agent in g.agents)]
     if exact:
-        return exact, len(token.encode())
+        return exact, utf8_len(token)
     star = [g for g in groups if "*" in g.agents]
     return (star, 0) if star else ([], None)
 
@@ -260,7 +260,7 @@ def specificity_octets(normalized: str) -> int:
     """Octets of a normalised pattern, ``*`` and a final ``$`` excluded, each ``%XX`` one octet."""
     body = normalized[:-1] if normalized.endswith("$") else normalized
     body = _PERCENT.sub("%", body)
-    return sum(len(ch.encode()) for ch in body if ch != "*")
+    return sum(utf8_len(ch) for ch in body if ch != "*")
 
 
 # ----- the tool ----------------------------------------------------------------------------------------
@@ -268,12 +268,12 @@ def specificity_octets(normalized: str) -> int:
 
 def _validate(parsed: dict[str, Any]) -> tuple[WebUrl, str, int]:
     token = parsed["product_token"].strip()
-    if not 1 <= len(token.encode()) <= MAX_TOKEN_BYTES:
+    if not 1 <= utf8_len(token) <= MAX_TOKEN_BYTES:
         raise ActionError(crawl_policy_failed(PRODUCT_TOKEN_LENGTH))
     if not _TOKEN.fullmatch(token):
         raise ActionError(crawl_policy_failed(PRODUCT_TOKEN_CHARACTERS))
     url = parsed["url"]
-    if len(url.encode()) > MAX_URL_BYTES:
+    if utf8_len(url) > MAX_URL_BYTES:
         raise ActionError(crawl_policy_failed(TARGET_URL_TOO_LONG))
     try:
         target = parse_web_url(url)
@@ -416,7 +416,7 @@ def _matched_rule(match: Match) -> dict[str, Any]:
         "directive": match.directive,
         "pattern": pattern,
         "normalized_pattern": truncate_utf8(match.normalized, MAX_PATTERN_BYTES),
-        "pattern_bytes": len(match.pattern.encode()),
+        "pattern_bytes": utf8_len(match.pattern),
         "pattern_truncated": pattern != match.pattern,
         "specificity_octets": specificity_octets(match.normalized),
     }
@@ -425,7 +425,7 @@ def _matched_rule(match: Match) -> dict[str, Any]:
 def _bounded(report: dict[str, Any]) -> str:
     """The report's JSON within 128 KiB: advisories, then selected agents, are dropped from the end."""
     text = compact_json(report)
-    while len(text.encode()) > OUTPUT_BOUND:
+    while utf8_len(text) > OUTPUT_BOUND:
         if report["advisories"]:
             report["advisories"].pop()
         elif report["decision"]["selected_user_agents"]:

@@ -35,7 +35,7 @@ from plasmate_nb.errors import (
 from plasmate_nb.tools.stateless_arguments import ARD_DISCOVER
 from plasmate_nb.tools.web_urls import UrlError, WebUrl, parse_web_url
 from plasmate_nb.trace import compact_json
-from plasmate_nb.trace.compact import truncate_utf8
+from plasmate_nb.trace.compact import clean_text, truncate_utf8, utf8_len
 
 SCHEMA_VERSION = "plasmate.ard.discovery.v1"
 SPEC_SNAPSHOT = {
@@ -149,7 +149,7 @@ def resolve_references(source: Source, values: list[str], base: str, origin: Web
     valid: set[str] = set()
     for value in values:
         reference = value.strip()
-        if not 1 <= len(reference.encode()) <= MAX_URL_BYTES:
+        if not 1 <= utf8_len(reference) <= MAX_URL_BYTES:
             source.failures.append("catalog reference must contain 1 to 2048 bytes")
             continue
         try:
@@ -186,8 +186,10 @@ def _shape(value: Any) -> None:
             raise CatalogInvalid("catalog exceeds the 24 level JSON depth limit")
         if nodes > 16384:
             raise CatalogInvalid("catalog exceeds the 16384 JSON node limit")
-        if isinstance(item, str) and len(item.encode()) > 8192:
-            raise CatalogInvalid("catalog string exceeds the 8192 byte limit")
+        if isinstance(item, str):
+            _well_formed(item)
+            if utf8_len(item) > 8192:
+                raise CatalogInvalid("catalog string exceeds the 8192 byte limit")
         if isinstance(item, list):
             if len(item) > 128:
                 raise CatalogInvalid("catalog array exceeds the 128 item limit")
@@ -196,9 +198,16 @@ def _shape(value: Any) -> None:
             if len(item) > 128:
                 raise CatalogInvalid("catalog object exceeds the 128 member limit")
             for key, child in item.items():
-                if len(key.encode()) > 256:
+                _well_formed(key)
+                if utf8_len(key) > 256:
                     raise CatalogInvalid("catalog object key exceeds 256 bytes")
                 stack.append((child, depth + 1))
+
+
+def _well_formed(text: str) -> None:
+    # Python's parser accepts a lone surrogate escape; serde_json, the reference's, refuses it.
+    if clean_text(text) != text:
+        raise CatalogInvalid("catalog is malformed JSON: lone surrogate in hex escape")
 
 
 def _string(
@@ -211,7 +220,7 @@ def _string(
     value = obj[key]
     if not isinstance(value, str):
         raise CatalogInvalid(f"{label} must be a string")
-    if not low <= len(value.encode()) <= high:
+    if not low <= utf8_len(value) <= high:
         raise CatalogInvalid(f"{label} must contain {low} to {high} bytes")
     return value
 
@@ -235,7 +244,7 @@ def _object(obj: dict[str, Any], key: str, label: str, limit: int) -> dict[str, 
     value = obj[key]
     if not isinstance(value, dict):
         raise CatalogInvalid(f"{label} must be an object")
-    if len(compact_json(value).encode()) > limit:
+    if utf8_len(compact_json(value)) > limit:
         raise CatalogInvalid(f"{label} exceeds the {limit} byte limit")
     return value
 
@@ -251,7 +260,7 @@ def _strings(obj: dict[str, Any], key: str, label: str, items: int, size: int) -
     for item in value:
         if not isinstance(item, str):
             raise CatalogInvalid(f"{label} must be a string")
-        if not 1 <= len(item.encode()) <= size:
+        if not 1 <= utf8_len(item) <= size:
             raise CatalogInvalid(f"{label} must contain 1 to {size} bytes")
     return value
 
@@ -270,7 +279,7 @@ def _publisher(identifier: str) -> str:
     labels = publisher.split(".")
     if (
         "." not in publisher
-        or len(publisher.encode()) > 253
+        or utf8_len(publisher) > 253
         or not all(_LABEL.fullmatch(label) for label in labels)
     ):
         raise CatalogInvalid("entry.identifier publisher must be a valid FQDN")
@@ -307,9 +316,7 @@ def validate_entry(entry: Any, catalog_url: WebUrl) -> dict[str, Any]:
         value = entry["url"]
         try:
             parsed = (
-                parse_web_url(value)
-                if isinstance(value, str) and len(value.encode()) <= MAX_URL_BYTES
-                else None
+                parse_web_url(value) if isinstance(value, str) and utf8_len(value) <= MAX_URL_BYTES else None
             )
         except UrlError:
             parsed = None
@@ -438,7 +445,7 @@ def parse_catalog(catalog: Catalog, document: Document, accepted_ids: set[str]) 
 
 async def _validate(engine: Engine, parsed: dict[str, Any]) -> WebUrl:
     text = parsed["url"]
-    if not 1 <= len(text.encode()) <= MAX_URL_BYTES:
+    if not 1 <= utf8_len(text) <= MAX_URL_BYTES:
         raise ActionError(ard_discovery_failed(ARD_URL_LENGTH))
     try:
         url = parse_web_url(text)
@@ -602,7 +609,7 @@ def _report(url: WebUrl, origin: WebUrl, sources: list[Source], catalogs: list[C
 
 def envelope_bytes(text: str) -> int:
     """An MCP result carries the text and a structured copy of it: about twice the JSON."""
-    return 2 * len(text.encode()) + ENVELOPE_ALLOWANCE
+    return 2 * utf8_len(text) + ENVELOPE_ALLOWANCE
 
 
 def _bounded(report: dict[str, Any]) -> str:

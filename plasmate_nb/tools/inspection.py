@@ -26,7 +26,7 @@ from plasmate_nb.errors import (
 from plasmate_nb.tools.som_selector import select_som
 from plasmate_nb.tools.stateless_arguments import INSPECT_PAGE
 from plasmate_nb.trace import compact_json
-from plasmate_nb.trace.compact import truncate_utf8
+from plasmate_nb.trace.compact import truncate_utf8, utf8_len
 
 SCHEMA_VERSION = "plasmate.structured-inspection.v1"
 VISUAL_MODES = ("never", "auto", "always")
@@ -69,11 +69,11 @@ def _validate(parsed: dict[str, Any]) -> None:
     selector = parsed["selector"]
     timeout = parsed["screenshot_timeout_ms"]
     if (
-        len(parsed["url"].encode()) > MAX_URL_BYTES
+        utf8_len(parsed["url"]) > MAX_URL_BYTES
         or not WIDTH_RANGE[0] <= parsed["width"] <= WIDTH_RANGE[1]
         or not HEIGHT_RANGE[0] <= parsed["height"] <= HEIGHT_RANGE[1]
         or not SCREENSHOT_TIMEOUT_RANGE_MS[0] <= timeout <= SCREENSHOT_TIMEOUT_RANGE_MS[1]
-        or (selector is not None and len(selector.encode()) > MAX_SELECTOR_BYTES)
+        or (selector is not None and utf8_len(selector) > MAX_SELECTOR_BYTES)
     ):
         raise ActionError(INSPECTION_LIMITS_EXCEEDED)
 
@@ -126,7 +126,7 @@ async def _inspect(loaded: LoadedPage, parsed: dict[str, Any]) -> tuple[str, str
     visual["interpretation"] = "not_performed_by_plasmate"
     report = {
         "schema_version": SCHEMA_VERSION,
-        "source": {"requested_url": parsed["url"], "final_url": loaded.url, "html_bytes": len(html.encode())},
+        "source": {"requested_url": parsed["url"], "final_url": loaded.url, "html_bytes": utf8_len(html)},
         "structure": compact_structure(som),
         "insufficiency": insufficiency,
         "visual": visual,
@@ -178,7 +178,7 @@ def assess(som: dict[str, Any], html: str) -> dict[str, Any]:
     reasons = []
     if meaningful == 0:
         reasons.append("meaningful_structure_empty")
-    elif meaningful <= 2 and len(html.encode()) >= 1024:
+    elif meaningful <= 2 and utf8_len(html) >= 1024:
         reasons.append("meaningful_structure_near_empty")
     if canvas > 0 and meaningful <= 2 * canvas + 2:
         reasons.append("canvas_heavy_structure")
@@ -253,8 +253,8 @@ def envelope_bytes(text: str, image: str | None) -> int:
     content: list[dict[str, Any]] = [{"type": "text", "text": text}]
     if image is not None:
         content.append({"type": "image", "data": image, "mimeType": "image/png"})
-    size = len(compact_json({"content": content}).encode())
-    return size + (len(text.encode()) if image is None else 0) + ENVELOPE_ALLOWANCE
+    size = utf8_len(compact_json({"content": content}))
+    return size + (utf8_len(text) if image is None else 0) + ENVELOPE_ALLOWANCE
 
 
 def bound(report: dict[str, Any], image: str | None) -> tuple[str, str | None]:

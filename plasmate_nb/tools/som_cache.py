@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from plasmate_nb.trace.compact import utf8_len
+
 MAX_ENTRIES = 1000
 TTL_SECONDS = 300.0
 MAX_SIDE_BYTES = 256 * 1024  # effective HTML and the WebMCP catalog are dropped above this
@@ -115,7 +117,7 @@ class SomCache:
         entry.hit_count += 1
         self.hits += 1
         self.total_som_bytes_served += entry.som_bytes
-        self.total_webmcp_bytes_served += len(entry.webmcp.encode()) if entry.webmcp is not None else 0
+        self.total_webmcp_bytes_served += utf8_len(entry.webmcp) if entry.webmcp is not None else 0
         self.total_html_bytes_avoided += entry.html_bytes
         return entry
 
@@ -140,7 +142,7 @@ class SomCache:
         if base is None:
             return None
         narrowed = narrow(base.som)
-        self.store(key, CacheEntry(digest, narrowed, len(encode(narrowed).encode()), base.html_bytes))
+        self.store(key, CacheEntry(digest, narrowed, utf8_len(encode(narrowed)), base.html_bytes))
         return self.lookup(key, digest)
 
     # ----- stores ----------------------------------------------------------------------------------
@@ -152,7 +154,7 @@ class SomCache:
         entry.created_at = entry.last_accessed = now
         for name in ("effective_html", "webmcp"):
             value = getattr(entry, name)
-            if value is not None and len(value.encode()) > MAX_SIDE_BYTES:
+            if value is not None and utf8_len(value) > MAX_SIDE_BYTES:
                 setattr(entry, name, None)
         if key not in self._entries and len(self._entries) >= self.max_entries:
             oldest = min(self._entries, key=lambda k: self._entries[k].last_accessed)
@@ -179,12 +181,10 @@ class SomCache:
             "selector_entries": sum(SELECTOR_MARK in key for key in entries),
             "effective_html_entries": sum(e.effective_html is not None for e in entries.values()),
             "total_som_bytes": sum(e.som_bytes for e in entries.values()),
-            "total_webmcp_bytes": sum(
-                len(e.webmcp.encode()) for e in entries.values() if e.webmcp is not None
-            ),
+            "total_webmcp_bytes": sum(utf8_len(e.webmcp) for e in entries.values() if e.webmcp is not None),
             "total_html_bytes": sum(e.html_bytes for e in entries.values()),
             "total_effective_html_bytes": sum(
-                len(e.effective_html.encode()) for e in entries.values() if e.effective_html is not None
+                utf8_len(e.effective_html) for e in entries.values() if e.effective_html is not None
             ),
             "max_hot_entries": self.max_entries,
         }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from plasmate_nb.trace import compact_json
+from plasmate_nb.trace.compact import compact_json, utf8_len
 
 REGION_ALIASES = {"nav": "navigation"}
 ELEMENT_ALIASES = {"textbox": "text_input", "input": "text_input", "img": "image"}
@@ -40,7 +40,7 @@ def budget_payload(som: dict[str, Any], budget: int | None) -> Any:
     """The SOM, or the reference's truncation marker when it exceeds ``budget`` tokens."""
     if budget is None:
         return som
-    size = len(compact_json(som).encode())
+    size = utf8_len(compact_json(som))
     if size <= budget * BYTES_PER_TOKEN:
         return som
     return {"truncated": True, "original_bytes": size, "message": f"SOM exceeded budget of {budget} tokens"}

@@ -19,7 +19,7 @@ from plasmate_nb.tools.catalogue import TOOLS_BY_NAME
 from plasmate_nb.tools.som_cache import CacheEntry, SomCache, cache_key, content_hash, selector_key
 from plasmate_nb.tools.som_selector import budget_payload, select_som
 from plasmate_nb.tools.stateless_arguments import EXTRACT_LINKS, EXTRACT_TEXT
-from plasmate_nb.trace import compact_json
+from plasmate_nb.trace.compact import compact_json, utf8_len
 
 WEBMCP_EMPTY_JSON = compact_json({"contract_version": "plasmate.webmcp.v1", "tools": []})
 BULLET = "• "  # U+2022 and a space, before each list item
@@ -61,7 +61,7 @@ async def page_som(
             CacheEntry(
                 digest,
                 som,
-                len(compiled.text.encode()),
+                utf8_len(compiled.text),
                 len(loaded.source),
                 effective_html=html,
                 webmcp=WEBMCP_EMPTY_JSON,
@@ -71,9 +71,7 @@ async def page_som(
         if key == full:
             return som
         narrowed = narrow(som)
-        cache.store(
-            key, CacheEntry(digest, narrowed, len(compact_json(narrowed).encode()), len(loaded.source))
-        )
+        cache.store(key, CacheEntry(digest, narrowed, utf8_len(compact_json(narrowed)), len(loaded.source)))
         return narrowed
 
 

@@ -39,11 +39,15 @@ def escape_surrogates(text: str) -> str:
 
 
 def truncate_utf8(text: str, max_bytes: int) -> str:
-    """The longest prefix of ``text`` whose UTF-8 form fits ``max_bytes`` (whole characters)."""
-    data = text.encode("utf-8")
+    """The longest prefix of ``text`` whose UTF-8 form fits ``max_bytes`` (whole characters; a
+    lone surrogate, which page text can hold, counts as its 3 WTF-8 bytes)."""
+    data = text.encode("utf-8", "surrogatepass")
     if len(data) <= max_bytes:
         return text
-    return data[:max_bytes].decode("utf-8", "ignore")
+    cut = max_bytes
+    while cut > 0 and data[cut] & 0xC0 == 0x80:  # back out of a character the limit splits
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass")
 
 
 def sorted_json(obj: Any) -> Any:

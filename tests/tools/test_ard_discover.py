@@ -208,6 +208,9 @@ async def test_site_without_catalogs(dispatcher: Dispatcher, tls: tuple[Path, Pa
     (json.dumps({"specVersion": "1.0", "host": {"displayName": "X"}, "entries": [0] * 129}), JSON,
      "catalog array exceeds the 128 item limit"),
     ("[" * 30 + "]" * 30, JSON, "catalog exceeds the 24 level JSON depth limit"),
+    ('{"specVersion": "1.0", "host": {"displayName": "X\\ud800"}}', JSON,
+     "catalog is malformed JSON: lone surrogate in hex escape"),
+    ('{"specVersion": "1.0", "\\udc00": 1}', JSON, "catalog is malformed JSON: lone surrogate in hex escape"),
 ])  # fmt: skip
 async def test_catalog_errors(
     dispatcher: Dispatcher, tls: tuple[Path, Path], body: str, content_type: str, error: str

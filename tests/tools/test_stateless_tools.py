@@ -434,3 +434,29 @@ async def test_mcp_result_carries_the_image_content_block(
 
 def test_every_stateless_tool_is_in_the_catalogue() -> None:
     assert set(STATELESS) <= set(TOOLS_BY_NAME)
+
+
+# ----- page text no UTF-8 can hold ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("fetch_page", {}),
+        ("fetch_page", {"selector": "main"}),
+        ("fetch_page", {"budget": 100_000}),
+        ("extract_text", {}),
+        ("extract_text", {"selector": "main"}),
+        ("extract_links", {}),
+    ],
+)
+async def test_page_tools_answer_a_page_holding_lone_surrogates(
+    dispatcher: Dispatcher, fixture_server: str, tool: str, arguments: dict[str, str]
+) -> None:
+    """A script can put a lone UTF-16 surrogate in the DOM; sizing such text must not fail the tool."""
+    url = page(fixture_server, "lone-surrogates.html")
+    for attempt in ("cold", "cached"):
+        result = await dispatcher.call(tool, {"url": url, **arguments})
+        assert not result.is_error, (attempt, result.text)
+        # In the text raw (a plain-text answer) or as its JSON escape (in a JSON answer's strings).
+        assert "\ud800" in result.text or "\\ud800" in result.text, (attempt, result.text[:300])

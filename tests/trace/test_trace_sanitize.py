@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from plasmate_nb.trace import (
     TraceKey,
@@ -12,6 +14,7 @@ from plasmate_nb.trace import (
     redacted_fields,
     sanitize_parameters,
 )
+from plasmate_nb.trace.compact import truncate_utf8, utf8_len
 from tests.trace.trace_testkit import KNOWN_KEY, hand_fp
 
 KEY = TraceKey._from_bytes_for_tests(KNOWN_KEY)
@@ -308,3 +311,19 @@ def test_classify_is_case_insensitive() -> None:
 
 def test_classify_accepts_non_strings() -> None:
     assert classify_error(TimeoutError("Timeout 5000ms exceeded")) == "timeout"
+
+
+# -- byte bounds over page text (which can hold a lone surrogate) -------------------------
+
+
+PAGE_TEXT = st.lists(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr)), max_size=40).map(
+    "".join
+)
+
+
+@given(PAGE_TEXT, st.integers(0, 120))
+def test_truncate_utf8_keeps_the_longest_whole_character_prefix_that_fits(text: str, max_bytes: int) -> None:
+    cut = truncate_utf8(text, max_bytes)
+    assert text.startswith(cut)
+    assert utf8_len(cut) <= max_bytes
+    assert cut == text or utf8_len(text[: len(cut) + 1]) > max_bytes
