@@ -34,6 +34,7 @@ from .._tracebacks import HintedError
 from ..client.base import ToolError, Transport
 from ..tools.catalogue import TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
+from ..trace.compact import clean_text
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
@@ -471,7 +472,8 @@ class AsyncSession:
         if selector is not None:
             arguments["selector"] = selector
         payload = await call_stateless(await self.transport(), "extract_text", arguments)
-        return payload if isinstance(payload, str) else json.dumps(payload)  # JSON-looking text was parsed
+        # JSON-looking text was parsed; a lone surrogate (which print() could not send) shows as U+FFFD.
+        return clean_text(payload if isinstance(payload, str) else json.dumps(payload))
 
     async def links(self, selector: str | None = None) -> list[str]:
         """The link targets (hrefs) of the current page's URL, in document order (``extract_links``).
@@ -484,7 +486,7 @@ class AsyncSession:
         if selector is not None:
             arguments["selector"] = selector
         payload = await call_stateless(await self.transport(), "extract_links", arguments)
-        return [line for line in str(payload).splitlines() if line]
+        return [clean_text(line) for line in str(payload).splitlines() if line]
 
     async def cookies(self, url: str | None = None) -> Cookies:
         """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.

@@ -4,6 +4,10 @@ Privacy: a page shows its origin, never its path, query, fragment or user info (
 keeps only the origin readable; the full ``url`` stays an attribute). Value-bearing
 controls (text inputs, textareas, selects) show no ``text``: in a live SOM that is the
 typed or selected value.
+
+A page's text can hold a lone UTF-16 surrogate, which no UTF-8 message to a notebook can carry
+(``print`` of one fails in the kernel): ``title`` and each ``Element``'s ``label`` and ``text``
+show it as U+FFFD, as the tables do; ``regions`` is the SOM as the compiler wrote it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from .. import errors
 from .._loop import run_sync
 from .._tracebacks import HintedError
 from ..client.base import Transport
+from ..trace.compact import clean_text
 from ._html import box, cell, counted, table
 from ._page_changes import changes_table
 from ._tables import string_column
@@ -85,8 +90,8 @@ def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterat
         yield Element(
             id=raw.get("id", ""),
             role=role,
-            label=raw.get("label"),
-            text=None if role in VALUE_BEARING_ROLES else raw.get("text"),
+            label=_shown(raw.get("label")),
+            text=None if role in VALUE_BEARING_ROLES else _shown(raw.get("text")),
             actions=tuple(raw.get("actions") or ()),
             region=region,
         )
@@ -96,8 +101,12 @@ def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterat
 MAX_LISTED_OPTIONS = 12
 
 
+def _shown(value: Any) -> Any:
+    return clean_text(value) if isinstance(value, str) else value
+
+
 def _fold(value: str | None) -> str:
-    return " ".join((value or "").split()).casefold()
+    return " ".join(clean_text(value or "").split()).casefold()
 
 
 class Page:
@@ -116,7 +125,7 @@ class Page:
     ) -> None:
         self._transport = transport  # where screenshot() asks; None: the embedded engine
         self.url: str | None = payload.get("url")
-        self.title: str | None = payload.get("title")
+        self.title: str | None = _shown(payload.get("title"))
         self.regions: list[dict[str, Any]] = payload.get("regions") or []
         self.scroll_position: float | None = payload.get("scroll_position")
         #: The answer's ``som_digest`` (sessions opened with ``som_answers="changes"``), else None.

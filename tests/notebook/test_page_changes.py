@@ -110,7 +110,11 @@ def test_a_lone_surrogate_in_the_page_shows_as_a_replacement_character(
     with nb.Session(real_backends.get("embedded")) as s:
         page = s.open(f"{fixture_server}/som/lone-surrogate.html", som_answers="changes")
         clicked = s.click(page.find(role="button", text="Change"))
-        assert clicked.find(role="paragraph").text == "lone \udc01 1"
+        assert clicked.find(role="paragraph").text == "lone \ufffd 1"
+        # Found by what the table shows, or by the text as the page holds it.
+        assert clicked.find(text="lone \udc01 1") == clicked.find(text="lone \ufffd 1")
+        # The SOM itself is as the compiler wrote it.
+        assert clicked.regions[0]["elements"][0]["text"] == "lone \udc01 1"
         assert clicked.changes()[["change", "text"]].values.tolist() == [  # a paragraph's id is from its text
             ["added", "lone \ufffd 1"],
             ["removed", "lone \ufffd end"],
@@ -148,3 +152,15 @@ def test_a_model_fetched_after_another_client_acted_is_flagged_and_carries_its_o
             moved = other.toggle(page.find(role="checkbox", label="Remember me"))
         assert moved.regions == _whole_regions(transport, s.session_id)  # what was read, whole
         assert moved.som_digest == som_digest(canonical_text(_whole_som(transport, s.session_id)))
+
+
+def test_page_text_a_notebook_prints_holds_no_lone_surrogate(real_backends, fixture_server: str) -> None:
+    """A notebook's messages are UTF-8: printing a title, an element's text or the page text must work."""
+    with nb.Session(real_backends.get("embedded")) as s:
+        page = s.open(f"{fixture_server}/stateless/lone-surrogates.html")
+        link = page.find(role="link")
+        assert (page.title, link.text) == ("Title \ufffd", "go \ufffd")
+        assert "lone \ufffd end" in s.text()
+        assert s.links() == ["/next\ufffd"]
+        for shown in (page.title, link.text, s.text(), *s.links(), repr(page), repr(link)):
+            shown.encode()
