@@ -2374,10 +2374,34 @@
     cache.s = null;
     if (state.observer !== null) state.observer.disconnect();
   }
+  // Drops the roots whose host left the document (a component replaced by another), so that a
+  // long session's compiles stop comparing their style sheets and the observer stops keeping their
+  // trees alive. A host put back comes with a mutation that observes its roots again
+  // (observeRootsIn) and walks it whole. Returns how many of the first `rootsBefore` roots remain.
+  function pruneRoots(rootsBefore) {
+    const s = state;
+    let kept = 0, keptBefore = 0;
+    for (let r = 0; r < s.roots.length; r++) {
+      const root = s.roots[r];
+      if (!root.isConnected) { s.observed.delete(root); continue; }
+      s.roots[kept++] = root;
+      if (r < rootsBefore) keptBefore++;
+    }
+    if (kept === s.roots.length) return rootsBefore;
+    s.roots.length = kept;
+    const taken = s.observer.takeRecords();
+    for (let i = 0; i < taken.length; i++) add(s.pending, taken[i]);
+    s.observer.disconnect();
+    s.observer.observe(document, OBSERVE);
+    for (let r = 0; r < kept; r++) s.observer.observe(s.roots[r], OBSERVE);
+    return keptBefore;
+  }
   // After a successful walk: what the next compile compares against.
   function remember(full, rootsBefore, view, style, url, moving) {
     const s = state;
-    if (full || s.roots.length > rootsBefore || style === null) {
+    const count = s.roots.length;
+    rootsBefore = pruneRoots(rootsBefore);
+    if (full || s.roots.length < count || s.roots.length > rootsBefore || style === null) {
       const text = styleText();
       // Comparing every rule's text, as each recompile must, would cost more than walking the
       // page: recording cannot pay off for this document; its later compiles walk it whole.
@@ -2519,7 +2543,7 @@
       return { json: head + (byteLength(head) + 1 + byteLength(tail)) + tail, nodes, stats: null };
     }
     remember(!incremental, stats.rootsBefore, stats.view, stats.style, url, stats.moving);
-    const counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks };
+    const counted = { mode: incremental ? "incremental" : "full", full: state.full, incremental: state.incremental, fallbacks: state.fallbacks, roots: state.roots.length };
     // The text is parts, then meta (whose byte counts change with any length change).
     const meta = metaHead + (partBytes + byteLength(metaHead) + 1 + byteLength(tail)) + tail;
     return { parts, meta, nodes, stats: counted };

@@ -153,7 +153,8 @@ class CompiledSom:
     key: int = field(repr=False, default=0)  # this compile's map in ``store``
     disposed: bool = field(repr=False, default=False)
     # How this compile ran: {"mode": "full"|"incremental"|"uncached", "full": n, "incremental": m,
-    # "fallbacks": k}, the counts over the document's compiles so far (never part of ``text``);
+    # "fallbacks": k, "roots": r}, the counts over the document's compiles so far and the shadow
+    # roots it watches (never part of ``text``);
     # {"mode": "uncached", "costly_styles": True} for a document whose stylesheets cost more to
     # compare than the page to walk, {"mode": "uncached", "too_deep": True} for one nested deeper
     # than a recording walk goes (docs/contract.md#incremental-compile).

@@ -424,6 +424,108 @@ async def test_a_change_deep_in_nested_components_recompiles_only_its_own_host(p
     assert incremental.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
 
 
+@pytest.mark.parametrize("styled", [False, True])
+async def test_components_replaced_one_after_another_leave_no_root_behind(page, styled):
+    # A long session on an app that swaps components: each swap drops a shadow root from the
+    # document. The roots a recompile watches stay those in the document, not every one ever seen;
+    # a component that stays (a status bar) is still watched, and so are new components' controls.
+    # An adopted style sheet outlives its root's removal: the removal alone keeps recompiles incremental.
+    adopt = "root.adoptedStyleSheets = [sheet];" if styled else ""
+    await page.set_content(
+        "<main><h1>Cards</h1><div id=slot></div><div id=bar></div></main><script>let n = 0;"
+        "const sheet = new CSSStyleSheet(); sheet.replaceSync('b { color: red }');"
+        "document.getElementById('bar').attachShadow({mode: 'open'}).innerHTML = '<p>Status 0</p>';"
+        "window.swap = () => { const card = document.createElement('x-card'); const root = card.attachShadow({mode: 'open'});"
+        f" {adopt} root.innerHTML = '<b>Card ' + (++n) + '</b><input type=checkbox aria-label=Pick>';"
+        " document.getElementById('slot').replaceChildren(card); };"
+        "window.card = () => document.querySelector('x-card').shadowRoot; swap();</script>"
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    changes = [
+        "swap()",
+        "document.getElementById('bar').shadowRoot.querySelector('p').textContent = 'Status ' + n",
+        "card().querySelector('input').checked = !card().querySelector('input').checked",
+    ]
+    for step in range(4):
+        for change in changes:
+            await page.evaluate(change)
+            incremental = await compile_page(page, timeout=TIMEOUT_S)
+            assert (incremental.stats["mode"], incremental.stats["roots"]) == ("incremental", 2), (
+                step,
+                change,
+            )
+            assert incremental.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    await page.evaluate("document.getElementById('slot').replaceChildren()")
+    removed = await compile_page(page, timeout=TIMEOUT_S)
+    assert (removed.stats["mode"], removed.stats["roots"]) == ("incremental", 1)
+    await page.evaluate("document.getElementById('bar').shadowRoot.querySelector('p').textContent = 'Done'")
+    assert await recompile_equals_full(page, removed.text) == "incremental"
+
+
+async def test_a_component_that_replaces_another_is_recorded_like_any_new_root(page):
+    # The new root arrives in the compile that drops the old one: what is recorded of new roots
+    # (here an inline if() on a media query, which changes with no mutation) covers it.
+    await page.set_content(
+        "<main><div id=bar></div><div id=slot></div></main><script>"
+        "document.getElementById('bar').attachShadow({mode: 'open'}).innerHTML = '<p>Status</p>';"
+        "const card = document.createElement('x-card'); card.attachShadow({mode: 'open'}).innerHTML = '<p>Old</p>';"
+        "document.getElementById('slot').append(card);</script>"
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate(
+        "() => { const card = document.createElement('x-card'); card.attachShadow({mode: 'open'}).innerHTML ="
+        " \"<p>New</p><p style='visibility: if(media(prefers-color-scheme: dark): hidden; else: visible)'>Light</p>\";"
+        " document.getElementById('slot').replaceChildren(card); }"
+    )
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.emulate_media(color_scheme="dark")
+    await recompile_equals_full(page, before)
+
+
+# A host (and a host in its root) taken out, compiled without it, changed while out, put back.
+PUT_BACK = {
+    "its text": "inner.querySelector('button').textContent = 'Changed while out'",
+    "a rule in its root that hides it": (
+        "inner.append(Object.assign(document.createElement('style'), {textContent: ':host { display: none }'}))"
+    ),
+    "a rule in its root that hides a button": (
+        "inner.append(Object.assign(document.createElement('style'), {textContent: 'button { display: none }'}))"
+    ),
+    "a nested host's text": "inner.getElementById('n').shadowRoot.querySelector('b').textContent = 'Nested changed'",
+    "nothing": "",
+}
+
+
+@pytest.mark.parametrize("change", sorted(PUT_BACK))
+@pytest.mark.parametrize("where", ["the same place", "elsewhere"])
+async def test_a_host_put_back_after_a_compile_without_it_is_walked_again(page, change, where):
+    await page.set_content(
+        "<main><p>Lead</p><section id=a><div id=h></div></section><section id=b><p>Other</p></section></main>"
+        "<script>const inner = document.getElementById('h').attachShadow({mode: 'open'});"
+        "inner.innerHTML = '<button>Shadow</button><p>Text</p><span id=n></span>';"
+        "inner.getElementById('n').attachShadow({mode: 'open'}).innerHTML = '<b>Nested</b><slot></slot>';</script>"
+    )
+    with_host = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate("window.host = document.getElementById('h'); host.remove()")
+    without = await compile_page(page, timeout=TIMEOUT_S)
+    assert without.stats["roots"] == 0
+    assert without.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    target = "a" if where == "the same place" else "b"
+    await page.evaluate(
+        f"() => {{ const inner = host.shadowRoot; {PUT_BACK[change]}; document.getElementById('{target}').append(host); }}"
+    )
+    back = await compile_page(page, timeout=TIMEOUT_S)
+    assert back.stats["roots"] == 2
+    assert back.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    assert (back.text == with_host) == (change == "nothing" and where == "the same place")
+    # Watched again: changes inside the root put back are seen by the next recompile.
+    await page.evaluate(
+        "for (const s of host.shadowRoot.querySelectorAll('style')) s.remove();"
+        " host.shadowRoot.querySelector('p').textContent = 'Seen again'"
+    )
+    await recompile_equals_full(page, back.text)
+
+
 @pytest.mark.parametrize("words", ["plain ascii", "é and 😀 (two UTF-16 units)"])
 async def test_an_incremental_parse_shares_every_element_it_did_not_change(page, words):
     """The recompile's data takes over the last parse's objects for every element whose text did
