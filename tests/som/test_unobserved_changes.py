@@ -22,22 +22,23 @@ def _page(style: str, body: str) -> str:
     return f"<html><head><title>t</title><style>{style}</style></head><body><main><p>Always</p>{body}</main></body></html>"
 
 
-# (style, body, the condition the animation reaches): each starts on load.
+# (style, body, the condition the animation reaches): each starts on load and ends 1.5 s later,
+# long enough for the first compile to come before its end on a loaded machine.
 ANIMATED = {
     "keyframes show an element": (
         "@keyframes show { from { visibility: hidden } to { visibility: visible } }"
-        " .late { animation: show 300ms steps(1, end) forwards }",
+        " .late { animation: show 1500ms steps(1, end) forwards }",
         "<p class=late>Late</p>",
         "getComputedStyle(document.querySelector('.late')).visibility === 'visible'",
     ),
     "keyframes hide an element (display)": (
-        "@keyframes hide { to { display: none } } .gone { animation: hide 300ms steps(1, end) forwards }",
+        "@keyframes hide { to { display: none } } .gone { animation: hide 1500ms steps(1, end) forwards }",
         "<p class=gone>Going</p>",
         "getComputedStyle(document.querySelector('.gone')).display === 'none'",
     ),
     "a custom property a rule reads": (
         "@property --v { syntax: '*'; inherits: false; initial-value: visible }"
-        " @keyframes v { to { --v: hidden } } .x { visibility: var(--v); animation: v 300ms steps(1, end) forwards }",
+        " @keyframes v { to { --v: hidden } } .x { visibility: var(--v); animation: v 1500ms steps(1, end) forwards }",
         "<p class=x>Custom</p>",
         "getComputedStyle(document.querySelector('.x')).visibility === 'hidden'",
     ),
