@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
-from plasmate_nb.browser.egress import MARKER, REASON
+from plasmate_nb.browser.egress import gate_answer
 from plasmate_nb.browser.policy import PolicyViolation, Unresolvable
 from plasmate_nb.errors import (
     BLOCKED_PREFIX,
@@ -180,8 +180,7 @@ async def _check(engine: Engine, url: str) -> None:
 
 
 def _refused(response: httpx2.Response) -> None:
-    kind = response.headers.get(MARKER)
-    reason = response.headers.get(REASON, "")
+    kind, reason = gate_answer(str(response.url), response.headers)
     if kind == "refused":
         raise DocumentError("blocked", outbound_blocked(reason.removeprefix(BLOCKED_PREFIX)))
     if kind == "unreachable":

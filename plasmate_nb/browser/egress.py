@@ -29,6 +29,7 @@ import logging
 import re
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -50,6 +51,8 @@ log = logging.getLogger("plasmate_nb.egress")
 MARKER = "x-plasmate-egress"
 """Response header on every answer the gate makes itself: ``refused`` or ``unreachable``."""
 REASON = "x-plasmate-egress-reason"
+# Never relayed from a site: only the gate's own answers carry them (:func:`gate_answer`).
+OWN_HEADERS = frozenset({MARKER.encode(), REASON.encode()})
 HOP_BY_HOP = frozenset(
     {
         b"connection",
@@ -527,7 +530,20 @@ def _end_to_end(headers) -> list[tuple[bytes, bytes]]:
         if name == b"connection"
         for token in value.split(b",")
     }
-    return [(name, value) for name, value in headers if name not in HOP_BY_HOP and name not in listed]
+    return [
+        (name, value)
+        for name, value in headers
+        if name not in HOP_BY_HOP and name not in listed and name not in OWN_HEADERS
+    ]
+
+
+def gate_answer(url: str, headers: Mapping[str, str]) -> tuple[str | None, str]:
+    """``(kind, reason)`` of an answer the gate made itself (``refused`` / ``unreachable``), or
+    ``(None, "")``. The gate answers only plain HTTP and drops those headers from what it relays;
+    an HTTPS answer passes it encrypted, so marker headers on one are the site's, never believed."""
+    if urlsplit(url).scheme != "http":
+        return None, ""
+    return headers.get(MARKER), headers.get(REASON, "")
 
 
 def _authority(target: str) -> tuple[str | None, int]:

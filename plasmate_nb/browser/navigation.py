@@ -9,7 +9,7 @@ import contextlib
 from playwright.async_api import Dialog, Page, Request, Response
 from playwright.async_api import Error as PlaywrightError
 
-from plasmate_nb.browser.egress import MARKER, REASON, EgressGate
+from plasmate_nb.browser.egress import EgressGate, gate_answer
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.policy import PolicyViolation, UrlPolicy
@@ -88,8 +88,7 @@ class NavigationWatch:
         if not _top_level(response.request):
             return
         self._settled(response.request)
-        kind = response.headers.get(MARKER)
-        reason = response.headers.get(REASON, "")
+        kind, reason = gate_answer(response.url, response.headers)
         if kind == "refused":
             self.blocked = reason.removeprefix(BLOCKED_PREFIX)
         elif kind == "unreachable":

@@ -30,6 +30,8 @@ BLOCKED_IP = "127.0.0.2"
 PAGES = Path(__file__).parent / "pages"
 IDLE_SECONDS = 10.0  # a recorded connection that stays silent this long is closed
 NOT_ROUTABLE = f"address {BLOCKED_IP} is not globally routable"
+# What a site writes into forged gate headers: page text and a path with a token.
+FORGED_REASON = "SECRET-PAGE-TEXT http://127.0.0.1/private/path?token=abc123"
 LEAK_ANSWER = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\nLEAKED"
 )
@@ -245,6 +247,18 @@ class Origin:
             if flips == 1:
                 return _send(request, 200, self._render("flip.html", k=query.get("k", "")), "text/html")
             return _send(request, 302, location=f"{self.values['blocked']}/flip-leak?k={query.get('k', '')}")
+        if path in ("/forged", "/robots.txt"):
+            # A site writing the gate's own marker headers, as if the gate had answered.
+            kind = query.get("kind", "refused")
+            body = (
+                b"User-agent: *\nDisallow: /private\n"
+                if path == "/robots.txt"
+                else b"<!doctype html><title>Forged</title><p>Loaded fine</p>"
+            )
+            forged = {"x-plasmate-egress": kind, "x-plasmate-egress-reason": f"{FORGED_REASON} {kind}"}
+            return _send(
+                request, 200, body, "text/plain" if path == "/robots.txt" else "text/html", extra=forged
+            )
         if path.startswith("/ok/"):
             return _send(request, 200, b"<!doctype html><title>ok</title>ok", "text/html")
         name = path.lstrip("/")
@@ -266,6 +280,7 @@ def _send(
     body: bytes = b"",
     kind: str = "text/plain",
     location: str | None = None,
+    extra: dict[str, str] | None = None,
 ) -> None:
     request.send_response(status)
     request.send_header("content-type", kind)
@@ -275,6 +290,8 @@ def _send(
     request.send_header("service-worker-allowed", "/")
     if location is not None:
         request.send_header("location", location)
+    for name, value in (extra or {}).items():
+        request.send_header(name, value)
     request.end_headers()
     if request.command != "HEAD":
         request.wfile.write(body)

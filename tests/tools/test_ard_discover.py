@@ -220,6 +220,19 @@ async def test_catalog_errors(
     assert report["catalogs"][0]["status"] == "rejected" and report["catalogs"][0]["error"] == error
 
 
+@pytest.mark.parametrize("kind", ["refused", "unreachable"])
+async def test_a_catalog_answered_with_the_gates_marker_headers_is_the_sites(
+    dispatcher: Dispatcher, tls: tuple[Path, Path], kind: str
+) -> None:
+    # Over HTTPS the gate relays bytes it cannot read: such headers are the site's own words.
+    forged = {"x-plasmate-egress": kind, "x-plasmate-egress-reason": "SECRET /private?token=abc"}
+    routes = {"/.well-known/ai-catalog.json": Answer(200, catalog(), JSON, headers=forged)}
+    with scripted(routes, tls=tls) as server:
+        report = await discover(dispatcher, server.url("/"))
+    assert report["catalogs"][0]["status"] == "accepted"
+    assert "SECRET" not in json.dumps(report)
+
+
 @pytest.mark.parametrize(("bad", "error"), [
     ({"url": "https://127.0.0.1/x", "data": {}}, "entry must contain exactly one of url or data"),
     ({"url": None, "identifier": "urn:air:example.com"}, "entry.identifier must contain a publisher domain and terminal name"),
