@@ -10,34 +10,33 @@ never passed through raw: only a known net error code or a cleaned first line is
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from plasmate_nb.errors import DOWNLOAD_REFUSED, PAGE_CLOSED, timeout_after
+from plasmate_nb.trace.origin import DEFAULT_PORTS, origin
 
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _CLOSED_MARKERS = ("has been closed", "Target closed", "Browser closed", "Connection closed")
 
 
 def reduce_url(url: str | None) -> str:
-    """``scheme://host[:port]/…`` of ``url``: enough to say where, nothing about what."""
-    if not url:
+    """``scheme://host[:port]/…`` of ``url`` (the port unless it is the scheme's default), or
+    ``scheme:…`` without a readable host: enough to say where, nothing about what. The host is
+    read as a browser reads it (the trace's :func:`~plasmate_nb.trace.origin.origin`): a ``\\``
+    ends it like a ``/``, so no path can pass for a host."""
+    found = _SCHEME.match(url.strip()) if url else None
+    if found is None:
         return "…"
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        port = parts.port
-    except ValueError:
-        return "…"
-    if not parts.scheme:
-        return "…"
-    if not host:
-        return f"{parts.scheme}:…"
-    shown = f"[{host}]" if ":" in host else host
-    return f"{parts.scheme}://{shown}{f':{port}' if port is not None else ''}/…"
+    scheme = found.group(1).lower()
+    readable = origin(url) if scheme in DEFAULT_PORTS else None
+    if readable is None:
+        return f"{scheme}:…"
+    host, _, port = readable.rpartition(":")
+    return f"{host if int(port) == DEFAULT_PORTS[scheme] else readable}/…"
 
 
 def is_timeout(error: BaseException) -> bool:

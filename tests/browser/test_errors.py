@@ -133,6 +133,25 @@ async def test_failed_fetch_keeps_the_last_good_state(kinds, fixture_server):
     assert attrs(kinds, "name").get("value") == "still usable"
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9\\private\\path?q=secret",  # a browser reads "\\" as "/" in http(s) URLs
+        "http://127.0.0.1:9\\/private/path?q=secret",
+        "http://user:secret@127.0.0.1:9/private?q=secret",
+        "http://127.0.0.1:9\t/priv\nate?q=secret",  # tabs and newlines are dropped, as a browser drops them
+        "http://localhost\\private\\path?q=secret",
+    ],
+)
+async def test_a_failed_fetch_names_only_the_origin_however_the_url_is_spelled(kinds, url):
+    with pytest.raises(ActionError) as info:
+        await kinds.navigate(url)
+    text = message(info)
+    where = "http://localhost/…" if "localhost" in url else "http://127.0.0.1:9/…"
+    assert text.startswith(f"Failed to fetch {where}: "), text
+    assert "priv" not in text.lower() and "secret" not in text
+
+
 @pytest.mark.parametrize("scheme", ["http", "https"])
 async def test_a_script_navigation_to_an_unreachable_host_fails_the_action(kinds, scheme, unused_tcp_port):
     before = (kinds.url, kinds.som.text)
