@@ -15,15 +15,19 @@ from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.policy import PolicyViolation, UrlPolicy
 from plasmate_nb.errors import (
     BLOCKED_PREFIX,
+    ErrorText,
     failed_to_fetch,
     http_error,
     navigation_failed,
     outbound_blocked,
+    scheme_not_allowed,
 )
-from plasmate_nb.som import next_frame
+from plasmate_nb.som import next_frame, stop_loading
 
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
 ABORTED = "net::ERR_ABORTED"
+FAILED = "net::ERR_FAILED"  # Chromium's generic failure: what its error page stands for
+STOP_SECONDS = 2.0  # how long a timed-out navigation's stop may take
 
 
 class NavigationWatch:
@@ -49,13 +53,19 @@ class NavigationWatch:
         page.on("requestfailed", self._on_failed)
 
     def reset(self) -> None:
+        """Forget everything: what happens from now on is the next commit's."""
         self._mark = self._gate.mark() if self._gate is not None else 0
         self._urls.clear()
-        # A navigation still unanswered from before is not this action's: forget it, so one
-        # that never answers cannot make every later action wait out its settle time.
+        self.forget_pending()
+        self.blocked = self.failed = None
+
+    def forget_pending(self) -> None:
+        """A navigation still unanswered from before is not this action's: forget it, so one
+        that never answers cannot make every later action wait out its settle time. What the
+        page's own navigations came to since the last commit (a refusal, a failure) is kept:
+        the next commit must not take the page they left for its own."""
         self._pending.clear()
         self._answered.set()
-        self.blocked = self.failed = None
 
     async def answered(self, timeout: float) -> None:
         """Wait (at most ``timeout`` seconds) until every top-level navigation request seen so far
@@ -132,6 +142,19 @@ class NavigationWatch:
         return self.blocked
 
 
+def off_the_web(url: str) -> ErrorText | None:
+    """Why a page at ``url`` cannot be a session's page, or None for an http(s) page. A session
+    keeps only those: its last good page must be one it can go back to. A page gets elsewhere with
+    no request that could fail on the way: Chromium's error page (``about:srcdoc`` on top), its
+    block page (``about:blank#blocked``), a ``blob:`` document."""
+    scheme = url.partition(":")[0].lower()
+    if scheme in ("http", "https"):
+        return None
+    if scheme == "chrome-error":
+        return navigation_failed(FAILED)
+    return navigation_failed(outbound_blocked(scheme_not_allowed(scheme)))
+
+
 def _top_level(request: Request) -> bool:
     try:
         return request.is_navigation_request() and request.frame.parent_frame is None
@@ -153,6 +176,10 @@ async def goto(
     try:
         response = await _goto_once_more_if_interrupted(page, url, timeout)
     except (PlaywrightError, TimeoutError) as error:
+        if is_timeout(error):
+            # Bounded: a renderer too busy to load (a script that never yields) may not answer.
+            with contextlib.suppress(PlaywrightError, TimeoutError):
+                await asyncio.wait_for(stop_loading(page), STOP_SECONDS)
         blocked = watch.blocked_when_failed()
         if blocked:
             reason: str = outbound_blocked(blocked)
@@ -207,7 +234,12 @@ async def settle(page: Page, timeout: float, watch: NavigationWatch | None = Non
         await watch.answered(deadline - loop.time())
 
 
-async def dismiss_dialog(dialog: Dialog) -> None:
-    """Every alert/confirm/prompt is dismissed: an unattended page must never wait on a human."""
+async def answer_dialog(dialog: Dialog) -> None:
+    """Every alert/confirm/prompt is dismissed: an unattended page must never wait on a human.
+    "Leave site?" (``beforeunload``) is answered with leave: staying would abort every later
+    navigation of the session."""
     with contextlib.suppress(PlaywrightError):
-        await dialog.dismiss()
+        if dialog.type == "beforeunload":
+            await dialog.accept()
+        else:
+            await dialog.dismiss()

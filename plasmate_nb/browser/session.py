@@ -42,7 +42,14 @@ from plasmate_nb.browser.messages import (
     is_closed,
     is_timeout,
 )
-from plasmate_nb.browser.navigation import TUNNEL_FAILED, NavigationWatch, dismiss_dialog, goto, settle
+from plasmate_nb.browser.navigation import (
+    TUNNEL_FAILED,
+    NavigationWatch,
+    answer_dialog,
+    goto,
+    off_the_web,
+    settle,
+)
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.errors import (
     BROWSER_CONNECTION_LOST,
@@ -202,7 +209,7 @@ class BrowserSession:
             page = await self._context.new_page()
         finally:
             self._opening_page = False
-        page.on("dialog", dismiss_dialog)
+        page.on("dialog", answer_dialog)
         page.on("crash", self._on_crash)
         page.set_default_timeout(self._config.action_timeout * 1000)
         page.set_default_navigation_timeout(self._config.navigation_timeout * 1000)
@@ -478,7 +485,7 @@ class BrowserSession:
     ) -> None:
         """Run one operation on the live page, then settle and recompile (or keep the last good state)."""
         limit = timeout if timeout is not None else self._config.action_timeout
-        self._page_watch.reset()
+        self._page_watch.forget_pending()
         try:
             # A second, outer bound: Playwright's own timeouts cannot fire while the driver waits on a hung renderer.
             await asyncio.wait_for(operation(), limit + 1.0)
@@ -512,6 +519,7 @@ class BrowserSession:
         if failed is not None:
             await self._restore(page)
             raise ActionError(navigation_failed(failed))
+        await self._refuse_off_the_web(page)
         try:
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (SomCompileError, PlaywrightError, TimeoutError) as error:
@@ -522,10 +530,21 @@ class BrowserSession:
             if not await self._answers(page):
                 await self._replace_page()
             raise ActionError(pipeline_error(describe(error, self._config.action_timeout))) from None
+        try:
+            await self._refuse_off_the_web(page)  # it may have left while the SOM was compiled
+        except ActionError:
+            await fresh.dispose()
+            raise
         previous, self.som, self.url = self.som, fresh, page.url
         if previous is not None:
             with contextlib.suppress(Exception):
                 await previous.dispose()
+
+    async def _refuse_off_the_web(self, page: Page) -> None:
+        reason = off_the_web(page.url)
+        if reason is not None:
+            await self._restore(page)
+            raise ActionError(reason)
 
     async def _prepare_actions(self, page: Page) -> None:
         """Best effort and bounded: a page that navigates or hangs meanwhile is settle's business."""
@@ -573,7 +592,8 @@ class BrowserSession:
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (ActionError, SomCompileError, PlaywrightError, TimeoutError):
             return  # the old state stays; element actions will report `Element not found in DOM`
-        previous, self.som = self.som, fresh
+        # Where the reload landed (the URL may redirect now): the URL and the SOM stay one page's.
+        previous, self.som, self.url = self.som, fresh, page.url
         if previous is not None:
             with contextlib.suppress(Exception):
                 await previous.dispose()

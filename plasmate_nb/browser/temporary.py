@@ -21,7 +21,7 @@ from playwright.async_api import Page
 
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
-from plasmate_nb.browser.navigation import NavigationWatch, dismiss_dialog, goto, settle
+from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, settle
 from plasmate_nb.errors import ErrorText, pipeline_error, screenshot_capture_failed
 from plasmate_nb.som import CompiledSom, compile_page
 
@@ -93,7 +93,7 @@ async def temporary_page(
     context = await engine._new_context(**options)
     try:
         page = await context.new_page()
-        page.on("dialog", dismiss_dialog)
+        page.on("dialog", answer_dialog)
         watch = NavigationWatch(page, engine.gate)
         try:
             response = await goto(

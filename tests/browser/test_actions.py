@@ -209,6 +209,23 @@ async def test_dialogs_are_dismissed(engine, demo):
         await engine.close_session(session.id)
 
 
+@pytest.mark.parametrize("leave", ["navigate_to", "a link"])
+async def test_a_page_asking_to_stay_is_left(engine, fixture_server, leave):
+    # An unattended session answers "Leave site?" with leave: dismissing it would keep the
+    # agent on the page for good (every navigation aborted).
+    session = await engine.open(f"{fixture_server}/browser/stay.html")
+    try:
+        await session.click(eid(session, "edit"))  # the user activation that arms the prompt
+        if leave == "navigate_to":
+            await session.navigate(f"{fixture_server}/browser/target.html")
+        else:
+            await session.click(eid(session, "leave"))
+        assert session.url == f"{fixture_server}/browser/target.html"
+        assert "You arrived" in session.som.text
+    finally:
+        await engine.close_session(session.id)
+
+
 async def test_popups_and_new_tabs_are_closed(engine, demo):
     session = await engine.open(demo.url("/faults/popup.html"))
     try:

@@ -14,6 +14,7 @@ from plasmate_nb import errors
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError
 from plasmate_nb.trace import TraceLog
 from tests.browser.conftest import attrs, eid, element
+from tests.egress.harness import wait_until
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=2, evaluate_timeout=2, settle_timeout=1)
 UNKNOWN = "e_ffffffffffff"
@@ -169,6 +170,44 @@ async def test_a_navigation_the_browser_refuses_itself_fails_the_action(kinds):
     before = (kinds.url, kinds.som.text)
     with pytest.raises(ActionError) as info:
         await kinds.evaluate("location.href = 'http://127.0.0.1:9/private?q=secret'")
+    assert message(info) == "Navigation failed: net::ERR_UNSAFE_PORT"
+    assert (kinds.url, kinds.som.text) == before
+    assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
+
+
+BLOB_PAGE = "URL.createObjectURL(new Blob(['<p>Blob page</p>'], {type: 'text/html'}))"
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("'about:srcdoc'", "net::ERR_FAILED"),  # Chromium shows its error page (chrome-error:)
+        (
+            "'about:version'",
+            "Outbound URL blocked: outbound URL scheme 'about' is not allowed",
+        ),  # about:blank#blocked
+        (BLOB_PAGE, "Outbound URL blocked: outbound URL scheme 'blob' is not allowed"),
+    ],
+)
+async def test_a_page_that_leaves_for_a_non_web_url_fails_the_action(kinds, target, reason):
+    # No request is made, so nothing fails on the way; the session keeps only http(s) pages (the
+    # last good one must be one it can go back to).
+    before = (kinds.url, kinds.som.text)
+    with pytest.raises(ActionError) as info:
+        await kinds.evaluate(f"location.href = {target}")
+    assert message(info).startswith(f"Navigation failed: {reason}")
+    assert (kinds.url, kinds.som.text) == before
+    assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
+
+
+async def test_a_page_that_failed_to_navigate_between_actions_fails_the_next_one(kinds):
+    # The page moves on its own after an answer (a timer) to a destination that fails; the next
+    # action must not take Chromium's error page for the session's page.
+    before = (kinds.url, kinds.som.text)
+    await kinds.evaluate("setTimeout(() => { location.href = 'http://127.0.0.1:9/private?q=secret'; }, 50)")
+    await wait_until(lambda: kinds._page.url.startswith("chrome-error:"), what="the error page")
+    with pytest.raises(ActionError) as info:
+        await kinds.scroll()
     assert message(info) == "Navigation failed: net::ERR_UNSAFE_PORT"
     assert (kinds.url, kinds.som.text) == before
     assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
