@@ -1,8 +1,10 @@
-"""Helpers shared by tests that call tools: decode payloads, find elements by name."""
+"""Helpers shared by tests: call tools and decode payloads, find elements by name, wait for a condition."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
 from plasmate_nb.tools import Dispatcher
@@ -38,3 +40,16 @@ def element_id(payload: dict[str, Any], role: str, name: str) -> str:
     ]
     assert len(found) == 1, f"expected one {role} named {name!r}, found {len(found)}"
     return found[0]
+
+
+async def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "the condition") -> Any:
+    """Poll ``predicate`` until it returns something truthy (returned); fail after ``timeout`` s."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if loop.time() >= deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.02)

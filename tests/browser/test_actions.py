@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -11,6 +11,7 @@ import pytest_asyncio
 from plasmate_nb.browser import ActionError, Engine, EngineConfig
 from plasmate_nb.errors import ELEMENT_NOT_IN_DOM
 from tests.browser.conftest import attrs, eid, element
+from tests.support import wait_until
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=3, evaluate_timeout=3, settle_timeout=1)
 
@@ -228,12 +229,16 @@ async def test_a_page_asking_to_stay_is_left(engine, fixture_server, leave):
 
 async def test_popups_and_new_tabs_are_closed(engine, demo):
     session = await engine.open(demo.url("/faults/popup.html"))
+    opened: list[Any] = []
+    session._context.on("page", lambda page: opened.append(page))
     try:
         await session.click(eid(session, "open"))
         await session.click(eid(session, "blank"))
-        await asyncio.sleep(0.3)
+        await wait_until(
+            lambda: opened and all(page.is_closed() for page in opened) and len(session._context.pages) == 1,
+            what="the new pages opened and closed",
+        )
         assert await session.evaluate("location.pathname") == "/faults/popup.html"
-        assert len(session._context.pages) == 1  # one page per session
     finally:
         await engine.close_session(session.id)
 

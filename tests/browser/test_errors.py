@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
@@ -14,7 +13,7 @@ from plasmate_nb import errors
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError
 from plasmate_nb.trace import TraceLog
 from tests.browser.conftest import attrs, eid, element
-from tests.egress.harness import wait_until
+from tests.support import wait_until
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=2, evaluate_timeout=2, settle_timeout=1)
 UNKNOWN = "e_ffffffffffff"
@@ -99,7 +98,8 @@ async def test_node_gone_from_the_dom(kinds, action):
     doomed = eid(kinds, "doomed")
     await kinds.click(eid(kinds, "vanish"))
     assert eid(kinds, "doomed") == doomed  # still in the latest SOM...
-    await asyncio.sleep(0.5)  # ...but the page removes the node 200 ms after the click
+    # ...but the page removes the node 200 ms after the click.
+    await kinds._page.wait_for_function("() => !document.getElementById('doomed')", timeout=10_000)
     with pytest.raises(ActionError) as info:
         await ELEMENT_ACTIONS[action](kinds, doomed)
     assert message(info) == "Element not found in DOM"

@@ -16,8 +16,8 @@ import pytest_asyncio
 
 from plasmate_nb.browser import BrowserSession, Engine, EngineConfig
 from plasmate_nb.tools import Dispatcher
-from tests.egress.harness import ALLOWED_IP, BLOCKED_IP, BlockedSide, ScriptedResolver, Site, wait_until
-from tests.support import Caller
+from tests.egress.harness import ALLOWED_IP, BLOCKED_IP, BlockedSide, ScriptedResolver, Site
+from tests.support import Caller, wait_until
 
 TIMEOUTS = {"navigation_timeout": 5.0, "action_timeout": 3.0, "evaluate_timeout": 5.0, "settle_timeout": 1.0}
 

@@ -13,16 +13,14 @@ resolver never falls back to real DNS.
 
 from __future__ import annotations
 
-import asyncio
 import http.server
 import socket
 import socketserver
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 ALLOWED_IP = "127.0.0.1"
@@ -38,19 +36,6 @@ LEAK_ANSWER = (
 
 
 # ----- waiting -------------------------------------------------------------------------------------
-
-
-async def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "the condition") -> Any:
-    """Poll ``predicate`` until it returns something truthy (returned); fail after ``timeout`` s."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if loop.time() >= deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        await asyncio.sleep(0.02)
 
 
 # ----- recorders ------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ import urllib.request
 
 import pytest
 
-from tests.egress.harness import BLOCKED_IP, BlockedSide, ScriptedResolver, unique, wait_until
+from tests.egress.harness import BLOCKED_IP, BlockedSide, ScriptedResolver, unique
+from tests.support import wait_until
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

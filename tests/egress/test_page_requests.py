@@ -10,8 +10,8 @@ import pytest
 
 from plasmate_nb.browser import ActionError
 from tests.browser.conftest import eid
-from tests.egress.harness import BLOCKED_IP, NOT_ROUTABLE, unique, wait_until
-from tests.support import element_id
+from tests.egress.harness import BLOCKED_IP, NOT_ROUTABLE, unique
+from tests.support import element_id, wait_until
 
 BLOCKED = "Outbound URL blocked: " + NOT_ROUTABLE
 

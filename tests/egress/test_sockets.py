@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-from tests.egress.harness import BLOCKED_IP, unique, wait_until
+from tests.egress.harness import BLOCKED_IP, unique
+from tests.support import wait_until
 
 STUN_ALLOCATE = b"\x00\x03"  # a TURN Allocate request (RFC 8656), the first thing a TURN client sends
 

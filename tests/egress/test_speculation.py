@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from tests.egress.harness import ALLOWED_IP, BLOCKED_IP, unique, wait_until
+from tests.egress.harness import ALLOWED_IP, BLOCKED_IP, unique
+from tests.support import wait_until
 
 
 def rules(prefetch: list[str], prerender: list[str]) -> str:
