@@ -26,6 +26,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx2
 
 from plasmate_nb.browser.egress import gate_answer
+from plasmate_nb.browser.navigation import FAILED
 from plasmate_nb.browser.policy import PolicyViolation, Unresolvable
 from plasmate_nb.errors import (
     BLOCKED_PREFIX,
@@ -134,7 +135,7 @@ async def _fetch(
             mark = gate.mark() if gate is not None else 0
             try:
                 async with client.stream("GET", current) as response:
-                    _refused(response)
+                    _refused(response, gated=gate is not None)
                     location = response.headers.get("location")
                     if response.status_code in REDIRECT_STATUSES and location is not None:
                         hops += 1
@@ -179,12 +180,12 @@ async def _check(engine: Engine, url: str) -> None:
         raise DocumentError("network", navigation_failed("net::ERR_NAME_NOT_RESOLVED")) from None
 
 
-def _refused(response: httpx2.Response) -> None:
-    kind, reason = gate_answer(str(response.url), response.headers)
+def _refused(response: httpx2.Response, *, gated: bool) -> None:
+    kind, reason = gate_answer(str(response.url), response.headers, gated=gated)
     if kind == "refused":
         raise DocumentError("blocked", outbound_blocked(reason.removeprefix(BLOCKED_PREFIX)))
     if kind == "unreachable":
-        raise DocumentError("network", navigation_failed(reason or "net::ERR_FAILED"))
+        raise DocumentError("network", navigation_failed(reason or FAILED))
 
 
 async def _read(response: httpx2.Response, max_bytes: int) -> bytes:

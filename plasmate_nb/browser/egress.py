@@ -537,11 +537,12 @@ def _end_to_end(headers) -> list[tuple[bytes, bytes]]:
     ]
 
 
-def gate_answer(url: str, headers: Mapping[str, str]) -> tuple[str | None, str]:
+def gate_answer(url: str, headers: Mapping[str, str], *, gated: bool) -> tuple[str | None, str]:
     """``(kind, reason)`` of an answer the gate made itself (``refused`` / ``unreachable``), or
-    ``(None, "")``. The gate answers only plain HTTP and drops those headers from what it relays;
-    an HTTPS answer passes it encrypted, so marker headers on one are the site's, never believed."""
-    if urlsplit(url).scheme != "http":
+    ``(None, "")``. Only a gate's answers are believed (``gated``: the browser goes through one),
+    and only on plain HTTP: the gate drops those headers from what it relays, and an HTTPS answer
+    passes it encrypted, so marker headers on one are the site's."""
+    if not gated or url.partition(":")[0].lower() != "http":
         return None, ""
     return headers.get(MARKER), headers.get(REASON, "")
 

@@ -15,11 +15,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from plasmate_nb.errors import DOWNLOAD_REFUSED, PAGE_CLOSED, timeout_after
-from plasmate_nb.trace.origin import DEFAULT_PORTS, origin
+from plasmate_nb.trace.origin import DEFAULT_PORTS, origin, scheme
 
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*")
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _CLOSED_MARKERS = ("has been closed", "Target closed", "Browser closed", "Connection closed")
 
 
@@ -28,15 +27,14 @@ def reduce_url(url: str | None) -> str:
     ``scheme:…`` without a readable host: enough to say where, nothing about what. The host is
     read as a browser reads it (the trace's :func:`~plasmate_nb.trace.origin.origin`): a ``\\``
     ends it like a ``/``, so no path can pass for a host."""
-    found = _SCHEME.match(url.strip()) if url else None
-    if found is None:
+    named = scheme(url) if url else None
+    if named is None:
         return "…"
-    scheme = found.group(1).lower()
-    readable = origin(url) if scheme in DEFAULT_PORTS else None
+    readable = origin(url) if named in DEFAULT_PORTS else None
     if readable is None:
-        return f"{scheme}:…"
+        return f"{named}:…"
     host, _, port = readable.rpartition(":")
-    return f"{host if int(port) == DEFAULT_PORTS[scheme] else readable}/…"
+    return f"{host if int(port) == DEFAULT_PORTS[named] else readable}/…"
 
 
 def is_timeout(error: BaseException) -> bool:

@@ -22,7 +22,7 @@ from plasmate_nb.errors import (
     outbound_blocked,
     scheme_not_allowed,
 )
-from plasmate_nb.som import next_frame, stop_loading
+from plasmate_nb.som import next_frame
 
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
 ABORTED = "net::ERR_ABORTED"
@@ -98,7 +98,7 @@ class NavigationWatch:
         if not _top_level(response.request):
             return
         self._settled(response.request)
-        kind, reason = gate_answer(response.url, response.headers)
+        kind, reason = gate_answer(response.url, response.headers, gated=self._gate is not None)
         if kind == "refused":
             self.blocked = reason.removeprefix(BLOCKED_PREFIX)
         elif kind == "unreachable":
@@ -196,6 +196,18 @@ async def goto(
     if response is not None and response.status >= 400:
         raise ActionError(failed_to_fetch(where, http_error(response.status, reduce_url(page.url))))
     return response
+
+
+async def stop_loading(page: Page) -> None:
+    """Stop ``page``'s navigation in progress (CDP ``Page.stopLoading``, on a session of its own
+    that needs nothing from the renderer first): one that timed out must not land after the call
+    that waited for it has failed (Playwright's timeout leaves it running)."""
+    cdp = await page.context.new_cdp_session(page)
+    try:
+        await cdp.send("Page.stopLoading")
+    finally:
+        with contextlib.suppress(PlaywrightError):
+            await cdp.detach()
 
 
 async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):

@@ -59,6 +59,7 @@ from plasmate_nb.errors import (
     NOT_TOGGLEABLE,
     PAGE_CLOSED,
     PAGE_NOT_REOPENED,
+    ErrorText,
     action_failed,
     cookie_operation_failed,
     element_does_not_support,
@@ -513,11 +514,12 @@ class BrowserSession:
         # A failed tunnel may be the gate's refusal, recorded after the failure event came.
         blocked = watch.blocked_when_failed() if failed == TUNNEL_FAILED else watch.blocked
         watch.reset()
+        # The page was replaced by what failed, at whatever URL it shows now: always go back.
         if blocked is not None:
-            await self._restore(page)
+            await self._restore(page, replaced=True)
             raise ActionError(navigation_failed(outbound_blocked(blocked)))
         if failed is not None:
-            await self._restore(page)
+            await self._restore(page, replaced=True)
             raise ActionError(navigation_failed(failed))
         await self._refuse_off_the_web(page)
         try:
@@ -531,7 +533,8 @@ class BrowserSession:
                 await self._replace_page()
             raise ActionError(pipeline_error(describe(error, self._config.action_timeout))) from None
         try:
-            await self._refuse_off_the_web(page)  # it may have left while the SOM was compiled
+            # It may have left while the SOM was compiled; the SOM names the page it was taken of.
+            await self._refuse_off_the_web(page, fresh.data.get("url"))
         except ActionError:
             await fresh.dispose()
             raise
@@ -540,10 +543,11 @@ class BrowserSession:
             with contextlib.suppress(Exception):
                 await previous.dispose()
 
-    async def _refuse_off_the_web(self, page: Page) -> None:
-        reason = off_the_web(page.url)
+    async def _refuse_off_the_web(self, page: Page, compiled_url: Any = None) -> None:
+        urls = [page.url] + ([compiled_url] if isinstance(compiled_url, str) else [])
+        reason = next((r for r in map(_not_a_session_page, urls) if r is not None), None)
         if reason is not None:
-            await self._restore(page)
+            await self._restore(page, replaced=True)
             raise ActionError(reason)
 
     async def _prepare_actions(self, page: Page) -> None:
@@ -558,12 +562,13 @@ class BrowserSession:
         except (PlaywrightError, TimeoutError):
             return False
 
-    async def _restore(self, page: Page) -> None:
-        """Take the live page back to the last good URL if it wandered off (bounded, best effort)."""
+    async def _restore(self, page: Page, *, replaced: bool = False) -> None:
+        """Take the live page back to the last good URL if it wandered off, or if ``replaced``
+        (what failed replaced it, maybe at the same URL: a form posted to itself answering 500)."""
         if self._lost or self.url is None:
             return
         await settle(page, self._config.settle_timeout)  # let a late error page land first
-        if page.url != self.url:
+        if replaced or page.url != self.url:
             await self._reload_last_good(page)
 
     async def _replace_page(self) -> None:
@@ -588,7 +593,10 @@ class BrowserSession:
                 watch=self._page_watch,
                 timeout=self._config.navigation_timeout,
             )
-            await settle(page, self._config.settle_timeout)
+            await settle(page, self._config.settle_timeout, self._page_watch)
+            watch = self._page_watch
+            if watch.blocked is not None or watch.failed is not None or off_the_web(page.url) is not None:
+                return  # it went on from there to no page of ours: the next action finds out
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (ActionError, SomCompileError, PlaywrightError, TimeoutError):
             return  # the old state stays; element actions will report `Element not found in DOM`
@@ -605,6 +613,11 @@ class BrowserSession:
             if self._lost or is_closed(error):
                 raise ActionError(BROWSER_CONNECTION_LOST) from None
             raise ActionError(cookie_operation_failed(describe(error, self._config.action_timeout))) from None
+
+
+def _not_a_session_page(url: str) -> ErrorText | None:
+    # A page replaced after a crash or a hang that could not load the last good URL again.
+    return pipeline_error(PAGE_NOT_REOPENED) if url == "about:blank" else off_the_web(url)
 
 
 async def _close_quietly(page: Page) -> None:

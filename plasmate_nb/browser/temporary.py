@@ -21,8 +21,8 @@ from playwright.async_api import Page
 
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
-from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, settle
-from plasmate_nb.errors import ErrorText, pipeline_error, screenshot_capture_failed
+from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
+from plasmate_nb.errors import ErrorText, failed_to_fetch, pipeline_error, screenshot_capture_failed
 from plasmate_nb.som import CompiledSom, compile_page
 
 if TYPE_CHECKING:
@@ -103,7 +103,10 @@ async def temporary_page(
             message = error.args[0]
             reason = str(message).removeprefix(f"Failed to fetch {reduce_url(url)}: ")
             raise PageFetchFailed(message, _reason_of(message, reason)) from None
-        await settle(page, engine.config.settle_timeout)
+        await settle(page, engine.config.settle_timeout, watch)
+        left = off_the_web(page.url)  # a script sent it to Chromium's error page, a blob: …
+        if left is not None:
+            raise PageFetchFailed(failed_to_fetch(reduce_url(url), left), left)
         source = b""
         if response is not None:
             with contextlib.suppress(PlaywrightError):

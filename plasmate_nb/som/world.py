@@ -196,10 +196,6 @@ class IsolatedWorld:
         if "exceptionDetails" in answer:
             raise PlaywrightError("the frame wait failed in the isolated world")
 
-    async def stop_loading(self) -> None:
-        """Stop the page's navigation in progress (CDP ``Page.stopLoading``, out of the page's reach)."""
-        await self._cdp.send("Page.stopLoading")
-
     async def locate(self, key: int, element_id: str) -> Locator | None:
         """A locator for the element kept under ``element_id`` by compile ``key`` (None for a
         malformed id). A click or fill through it resolves the node inside Playwright's own
@@ -247,9 +243,3 @@ async def next_frame(page: Page) -> None:
     """Wait for the page's next animation frame and a task after it, out of the page's reach
     (``IsolatedWorld.next_frame``)."""
     await (await world_of(page)).next_frame()
-
-
-async def stop_loading(page: Page) -> None:
-    """Stop ``page``'s navigation in progress: one that timed out must not land after the call
-    that waited for it has failed (Playwright's timeout leaves it running)."""
-    await (await world_of(page)).stop_loading()

@@ -44,7 +44,7 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= max_bytes:
         return text
-    cut = max_bytes
+    cut = max(0, max_bytes)
     while cut > 0 and data[cut] & 0xC0 == 0x80:  # back out of a character the limit splits
         cut -= 1
     return data[:cut].decode("utf-8", "surrogatepass")

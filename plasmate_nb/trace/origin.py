@@ -49,8 +49,18 @@ def origin(url: object) -> str | None:
     return _origin(url, allow_blob=True)
 
 
+def scheme(url: str) -> str | None:
+    """The lower-cased scheme of ``url`` as the URL standard reads it, or ``None``."""
+    match = _SCHEME.match(_clean(url))
+    return match.group()[:-1].lower() if match else None
+
+
+def _clean(url: str) -> str:
+    return url.strip(_STRIP).replace("\t", "").replace("\n", "").replace("\r", "")
+
+
 def _origin(url: str, *, allow_blob: bool) -> str | None:
-    text = url.strip(_STRIP).replace("\t", "").replace("\n", "").replace("\r", "")
+    text = _clean(url)
     match = _SCHEME.match(text)
     if match is None:
         return None
@@ -116,7 +126,7 @@ def _parse_host(raw: str) -> str | None:
     if "%" in raw:
         try:
             raw = unquote_to_bytes(raw).decode("utf-8")
-        except UnicodeDecodeError:
+        except UnicodeError:  # not UTF-8 once decoded, or a lone surrogate beside the escapes
             return None
     host = _domain_to_ascii(raw)
     if not host or _FORBIDDEN_HOST.search(host):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import threading
 from collections.abc import AsyncIterator
@@ -12,6 +11,7 @@ import pytest_asyncio
 
 from plasmate_nb.browser import ActionError, Engine, EngineConfig, EngineError
 from tests.browser.conftest import eid
+from tests.support import wait_until
 from tests.tools.local_http import Answer, scripted
 
 CONFIG = EngineConfig(navigation_timeout=2, action_timeout=1, evaluate_timeout=1, settle_timeout=0.5)
@@ -59,22 +59,23 @@ async def test_never_loading_page_times_out_and_leaves_no_session(engine, demo):
 
 
 async def test_a_navigation_that_timed_out_never_lands_later(engine, demo):
-    # The answer comes only after navigate_to has failed: the session stays where it was, and the
-    # next action does not take the late page for its own.
-    release, answered = threading.Event(), threading.Event()
+    # The answer comes only after navigate_to has failed: the navigation was stopped (its request
+    # fails), the session stays where it was, and the next action does not take the late page.
+    release = threading.Event()
+    stopped: list[str] = []
 
     def late(path: str) -> Answer:
         release.wait(30)
-        answered.set()
         return Answer(200, "<title>Late</title><p>Arrived after the timeout</p>")
 
     session = await engine.open(demo.url("/login.html"))
+    session._page.on("requestfailed", lambda request: stopped.append(request.url))
     try:
         with scripted({"/late": late}) as server:
             with pytest.raises(ActionError, match=r"Timeout after 2000ms$"):
                 await session.navigate(server.url("/late"))
+            await wait_until(lambda: server.url("/late") in stopped, what="the late navigation stopped")
             release.set()
-            await asyncio.to_thread(answered.wait, 30)
             await session.scroll()
             assert session.url == demo.url("/login.html")
             assert await session.evaluate("location.pathname") == "/login.html"
@@ -83,25 +84,59 @@ async def test_a_navigation_that_timed_out_never_lands_later(engine, demo):
         await engine.close_session(session.id)
 
 
-async def test_a_last_good_page_that_now_redirects_is_reported_where_it_landed(engine):
-    # After a failed action the session goes back to its last good URL; when that URL now
-    # redirects elsewhere, the session reports the page it is on, with that page's SOM.
+GO_TO_AN_UNSAFE_PORT = (
+    "<title>Start</title><button id=go onclick=\"location.href='http://127.0.0.1:9/x'\">Go</button>"
+)
+
+
+@pytest.mark.parametrize(
+    ("later", "landed", "title"),
+    [
+        # Redirects now: the session reports the page it is on, with that page's SOM.
+        (Answer(302, "", headers={"location": "/other"}), "/other", "Other"),
+        # Sends the page to Chromium's error page: the last good state stays, no action succeeds there.
+        (Answer(200, "<title>Gone</title><script>location.href = 'about:srcdoc'</script>"), "/app", "Start"),
+    ],
+    ids=["redirects", "leaves the web"],
+)
+async def test_going_back_to_a_last_good_url_that_now_answers_differently(engine, later, landed, title):
     hits = itertools.count()
-    button = "<title>Once</title><button id=go onclick=\"location.href='http://127.0.0.1:9/x'\">Go</button>"
-
-    def once(path: str) -> Answer:
-        if next(hits) == 0:
-            return Answer(200, button)
-        return Answer(302, "", headers={"location": "/other"})
-
-    with scripted({"/once": once, "/other": Answer(200, "<title>Other</title><p>Elsewhere</p>")}) as server:
-        session = await engine.open(server.url("/once"))
+    routes = {
+        "/app": lambda path: Answer(200, GO_TO_AN_UNSAFE_PORT) if next(hits) == 0 else later,
+        "/other": Answer(200, "<title>Other</title><p>Elsewhere</p>"),
+    }
+    with scripted(routes) as server:
+        session = await engine.open(server.url("/app"))
         try:
             with pytest.raises(ActionError, match="ERR_UNSAFE_PORT"):
                 await session.click(eid(session, "go"))
-            assert session.url == server.url("/other")
-            assert session.view()["title"] == "Other"
-            assert await session.evaluate("location.pathname") == "/other"
+            assert (session.url, session.view()["title"]) == (server.url(landed), title)
+            if landed == "/app":
+                with pytest.raises(ActionError):
+                    await session.scroll()
+                assert session.url == server.url("/app")
+            else:
+                assert await session.evaluate("location.pathname") == landed
+        finally:
+            await engine.close_session(session.id)
+
+
+async def test_a_page_that_failed_at_its_own_url_is_reloaded(engine):
+    # A reload (a form posted to itself, say) answers 500: the URL is the same, the page is not.
+    hits = itertools.count()
+    form = "<title>Form</title><button id=again onclick='location.reload()'>Again</button>"
+
+    def page(path: str) -> Answer:
+        return Answer(500, "<title>Server error</title>") if next(hits) == 1 else Answer(200, form)
+
+    with scripted({"/form": page}) as server:
+        session = await engine.open(server.url("/form"))
+        try:
+            with pytest.raises(ActionError, match="HTTP error 500"):
+                await session.click(eid(session, "again"))
+            await session.scroll()
+            assert session.view()["title"] == "Form"
+            assert await session.evaluate("document.title") == "Form"
         finally:
             await engine.close_session(session.id)
 

@@ -10,9 +10,11 @@ plain-HTTP answers (an HTTPS answer passes the gate encrypted).
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 import pytest
 
+from plasmate_nb.browser.egress import gate_answer
 from tests.browser.conftest import eid
 from tests.egress.harness import FORGED_REASON
 
@@ -30,8 +32,6 @@ async def test_a_page_with_forged_marker_headers_loads(site, open_session, kind)
 
 @pytest.mark.parametrize("kind", KINDS)
 async def test_a_click_onto_a_page_with_forged_marker_headers_succeeds(site, open_session, kind) -> None:
-    from urllib.parse import quote
-
     target = site.url(f"/forged?kind={kind}")
     session = await open_session(site.url("/link.html?to=" + quote(target, safe="")))
     await session.click(eid(session, "go"))
@@ -53,3 +53,18 @@ async def test_a_robots_txt_with_forged_marker_headers_is_read(site, call) -> No
     report = await call.ok("crawl_policy", url=site.url("/private/page"))
     assert FORGED_REASON.split()[0] not in json.dumps(report)
     assert report["decision"]["allowed"] is False and report["source"]["http_status"] == 200
+
+
+@pytest.mark.parametrize(
+    ("url", "gated", "believed"),
+    [
+        ("http://127.0.0.1/", True, True),  # only the gate's own plain-HTTP answers carry them
+        ("HTTP://127.0.0.1/", True, True),
+        ("https://127.0.0.1/", True, False),  # relayed encrypted: the site's own headers
+        ("http://127.0.0.1/", False, False),  # no gate (a remote browser): nothing to believe
+    ],
+)
+def test_marker_headers_are_believed_only_from_a_gate_on_plain_http(url, gated, believed) -> None:
+    headers = {"x-plasmate-egress": "refused", "x-plasmate-egress-reason": FORGED_REASON}
+    expected = ("refused", FORGED_REASON) if believed else (None, "")
+    assert gate_answer(url, headers, gated=gated) == expected

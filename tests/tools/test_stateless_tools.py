@@ -460,3 +460,14 @@ async def test_page_tools_answer_a_page_holding_lone_surrogates(
         assert not result.is_error, (attempt, result.text)
         # In the text raw (a plain-text answer) or as its JSON escape (in a JSON answer's strings).
         assert "\ud800" in result.text or "\\ud800" in result.text, (attempt, result.text[:300])
+
+
+@pytest.mark.parametrize("tool", ["fetch_page", "extract_text", "extract_links"])
+async def test_a_page_whose_script_leaves_the_web_is_a_failed_fetch(
+    dispatcher: Dispatcher, fixture_server: str, tool: str
+) -> None:
+    """Its script sends it to Chromium's error page: that page is no answer."""
+    url = page(fixture_server, "leaves.html")
+    assert await error_of(dispatcher, tool, {"url": url}) == (
+        f"Failed to fetch {fixture_server}/…: Navigation failed: net::ERR_FAILED"
+    )

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from plasmate_nb.browser.messages import reduce_url
 from plasmate_nb.trace import origin
 
 
@@ -114,6 +119,8 @@ def test_origin_of_blob_is_its_inner_http_origin() -> None:
         "http://1.2.3.4.5/",
         "http://foo.09/",  # ends in a number but is not an IPv4 address
         "http://%zz%ff/",
+        "http://%\ud800/",  # a lone surrogate beside an escape
+        "http://a%41\ud800/x",
     ],
 )
 def test_origin_of_unparseable_urls_is_none(url: str) -> None:
@@ -151,3 +158,27 @@ def test_origin_treats_backslash_like_the_url_standard() -> None:
 
 def test_origin_ignores_surrounding_whitespace_and_tabs() -> None:
     assert origin("  https://exa\tmple.com/\n") == "https://example.com:443"
+
+
+URL_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["http:", "https:", "ws:", "blob:", "//", "\\", "@", ":", "[", "]", "%", "%41", "?", "#", "."]
+        ),
+        st.characters(),
+        st.integers(0xD800, 0xDFFF).map(chr),
+    ),
+    max_size=24,
+).map("".join)
+
+
+@given(URL_TEXT)
+def test_origin_of_any_text_is_none_or_scheme_host_port(url: str) -> None:
+    found = origin(url)
+    assert found is None or re.fullmatch(r"(https?|wss?|ftp)://[^/?#@\\]+:\d+", found), found
+
+
+@given(URL_TEXT)
+def test_an_error_names_any_url_by_its_origin_at_most(url: str) -> None:
+    shown = reduce_url(url)  # what error messages say of a URL: never raises, never more than this
+    assert re.fullmatch(r"…|[a-z][a-z0-9+.\-]*:…|(https?|wss?|ftp)://[^/?#@\\]+/…", shown), shown
