@@ -11,7 +11,8 @@ page model in any answer, no settle wait). Per round, on each server in turn (th
 - ``click`` a button and ``type_text`` into a labelled input, by the id / ref the model gave.
 
 A fifth contender in the same rotation is no server: Playwright's own ``page.goto`` (to the load
-event) of the same page in the same Chromium, driven from this process. It is the floor of any
+event) of the same page, in a Chromium of the same build launched from this process (no egress
+gate). It is the floor of any
 ``navigate + model``, and the targets table says what fraction of Playwright MCP's time it takes
 (a target below that fraction cannot be met by loading the page in a browser at all).
 
@@ -255,7 +256,7 @@ def _ratios(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 floor = at.get((size, PAGE_LOAD, PAGE_LOAD)) if step == "navigate + model" else None
                 out.append({"elements": size, "step": step, "ours": ours, "theirs": theirs, "ratio": ratio,
                             "target": f"<= {target}", "met": "yes" if ratio <= target else "NO",
-                            "floor": "" if floor is None else floor / at[(size, theirs, step)]})  # fmt: skip
+                            "floor": None if floor is None else floor / at[(size, theirs, step)]})  # fmt: skip
     return out
 
 

@@ -64,6 +64,8 @@ def report(name: str, rows: list[dict[str, Any]], notes: dict[str, Any] | None =
 
 
 def _fmt(value: Any) -> str:
+    if value is None:
+        return ""
     if isinstance(value, float):
         return f"{value:.3f}" if abs(value) < 100 else f"{value:.1f}"
     return str(value)

@@ -235,7 +235,11 @@ async def test_popups_and_new_tabs_are_closed(engine, demo):
         await session.click(eid(session, "open"))
         await session.click(eid(session, "blank"))
         await wait_until(
-            lambda: opened and all(page.is_closed() for page in opened) and len(session._context.pages) == 1,
+            lambda: (
+                len(opened) == 2
+                and all(page.is_closed() for page in opened)
+                and len(session._context.pages) == 1
+            ),
             what="the new pages opened and closed",
         )
         assert await session.evaluate("location.pathname") == "/faults/popup.html"

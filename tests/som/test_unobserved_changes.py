@@ -22,23 +22,23 @@ def _page(style: str, body: str) -> str:
     return f"<html><head><title>t</title><style>{style}</style></head><body><main><p>Always</p>{body}</main></body></html>"
 
 
-# (style, body, the condition the animation reaches): each starts on load and ends 1.5 s later,
-# long enough for the first compile to come before its end on a loaded machine.
+# (style, body, the condition the animation reaches): each starts on load and runs for a minute;
+# the test finishes it after the first compile (so that compile surely saw it running).
 ANIMATED = {
     "keyframes show an element": (
         "@keyframes show { from { visibility: hidden } to { visibility: visible } }"
-        " .late { animation: show 1500ms steps(1, end) forwards }",
+        " .late { animation: show 60s steps(1, end) forwards }",
         "<p class=late>Late</p>",
         "getComputedStyle(document.querySelector('.late')).visibility === 'visible'",
     ),
     "keyframes hide an element (display)": (
-        "@keyframes hide { to { display: none } } .gone { animation: hide 1500ms steps(1, end) forwards }",
+        "@keyframes hide { to { display: none } } .gone { animation: hide 60s steps(1, end) forwards }",
         "<p class=gone>Going</p>",
         "getComputedStyle(document.querySelector('.gone')).display === 'none'",
     ),
     "a custom property a rule reads": (
         "@property --v { syntax: '*'; inherits: false; initial-value: visible }"
-        " @keyframes v { to { --v: hidden } } .x { visibility: var(--v); animation: v 1500ms steps(1, end) forwards }",
+        " @keyframes v { to { --v: hidden } } .x { visibility: var(--v); animation: v 60s steps(1, end) forwards }",
         "<p class=x>Custom</p>",
         "getComputedStyle(document.querySelector('.x')).visibility === 'hidden'",
     ),
@@ -50,6 +50,7 @@ async def test_an_animation_that_shows_or_hides_is_seen(page, case):
     style, body, reached = ANIMATED[case]
     await page.set_content(_page(style, body))
     before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate("() => document.getAnimations().forEach((a) => a.finish())")
     await page.wait_for_function(f"() => {reached}", timeout=WAIT_MS)
     await recompile_equals_full(page, before)
 
