@@ -2319,7 +2319,7 @@
     // Manually assigned slots (slot.assign()) change what a slot shows with no mutation.
     for (let r = 0; r < s.roots.length; r++) if (s.roots[r].slotAssignment === "manual") return false;
     const flags = s.flags;
-    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && !sameKey(s.focusKey, focusKey()))) return false;
+    if (flags.hover || flags.layout || flags.unseen || s.conditional || (flags.focus && !sameKey(s.focusKey, (focusNow = focusKey())))) return false;
     s.epoch++;
     for (let i = 0; i < s.readerValues.length; i++) {
       const el = s.readers[i];
@@ -2423,7 +2423,7 @@
     s.view = view;
     s.media = mediaKey();
     s.moving = moving;
-    s.focusKey = s.flags !== null && s.flags.focus ? focusKey() : null;
+    s.focusKey = s.flags !== null && s.flags.focus ? (focusNow !== null ? focusNow : focusKey()) : null;
     s.undefinedElements = undefinedElements();
     s.origin = origin;
     s.url = url;
@@ -2492,6 +2492,8 @@
 
   // ---- main
   let stats = null;
+  // focusKey() as prepare read it, for remember: the walk between them moves no focus.
+  let focusNow = null;
   try {
     origin = pageOrigin();
     const url = location.href;
