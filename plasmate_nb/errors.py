@@ -265,6 +265,15 @@ def handle_too_long(fields: str) -> ErrorText:
     return ErrorText(_trace_arguments.handle_too_long(fields), INVALID_INPUT)
 
 
+def unsendable_text(path: str) -> ErrorText:
+    """Said by the notebook's MCP clients, before sending: the SDK cannot write the text as JSON."""
+    return ErrorText(
+        f"{INVALID_ARGUMENTS}`{path}` holds a lone UTF-16 surrogate (half of a character), which "
+        "cannot be sent as JSON over MCP; remove it or pass the whole character",
+        INVALID_INPUT,
+    )
+
+
 def invalid_field_type(path: str, expected: str) -> ErrorText:
     """A field of an open-schema tool has the wrong JSON type; ``path`` is dotted."""
     return ErrorText(f"{INVALID_ARGUMENTS}invalid type for `{path}`: expected {expected}", INVALID_INPUT)

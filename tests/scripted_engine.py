@@ -59,6 +59,7 @@ from plasmate_nb.errors import (
 )
 from plasmate_nb.som import ACTIONS_BY_ROLE, INTERACTIVE_ROLES
 from plasmate_nb.trace import TraceLog, compact_json
+from plasmate_nb.trace.compact import escape_surrogates, utf8_len
 from plasmate_nb.trace.som_walk import find_element
 
 DEFAULT_ORIGIN = "http://127.0.0.1:8765"
@@ -230,9 +231,10 @@ class Document:
         }  # fmt: skip
         if self.page.structured_data is not None:
             data["structured_data"] = json.loads(json.dumps(self.page.structured_data))
-        # compiler.js counts its own som_bytes number as one character: the size with a 0 there.
-        data["meta"]["som_bytes"] = len(compact_json(data).encode())
-        text = compact_json(data)
+        # compiler.js counts its own som_bytes number as one character: the size with a 0 there. It
+        # writes a lone surrogate (typed text can hold one) as its escape: the text is UTF-8.
+        data["meta"]["som_bytes"] = len(escape_surrogates(compact_json(data)).encode())
+        text = escape_surrogates(compact_json(data))
         return ScriptedSom(text, data, nodes)
 
     def _element(self, element_id: str, element: Element) -> dict[str, Any]:
@@ -382,7 +384,7 @@ class ScriptedSession:
             raise ActionError(NOT_A_SELECT)
         chosen = next((option for text, option in element.options if value in (option, text)), None)
         if chosen is None:
-            raise ActionError(option_not_found(len(value.encode())))
+            raise ActionError(option_not_found(utf8_len(value)))
         document.selected[element.path] = chosen
         self._commit(document)
 

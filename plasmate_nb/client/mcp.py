@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import shutil
 import subprocess
@@ -30,9 +31,12 @@ from mcp.client.streamable_http import streamable_http_client
 from plasmate_nb import errors
 from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.client._payload import payload_or_raise
-from plasmate_nb.client.base import CallListener, CallListeners, session_id_of
+from plasmate_nb.client.base import CallListener, CallListeners, ToolError, session_id_of
 
 CALL_TIMEOUT_S = 120.0
+# Records of the SDK's HTTP client that quote a whole JSON-RPC message (see _WithoutMessages).
+SDK_HTTP_LOGGER = "mcp.client.streamable_http"
+MESSAGE_RECORDS = ("Sending client message", "SSE message")
 ENDPOINT_PATH = "/mcp"
 UNPARSEABLE_URL = "an unparseable URL"
 
@@ -45,6 +49,51 @@ class ServerConnectionError(HintedError, ConnectionError):
     ... except ConnectionError as error:
     ...     print(error, error.hint)        # ... refused the token (HTTP 401)  pass the token ...
     """
+
+
+class _WithoutMessages(logging.Filter):
+    """Drops the SDK HTTP client's DEBUG records that quote a whole message: a call's arguments
+    (typed text, whole URLs) or an answer (page text) would otherwise reach any log a notebook
+    turns on at DEBUG. Its other records pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.startswith(MESSAGE_RECORDS))
+
+
+def _quiet_sdk_messages() -> None:
+    logger = logging.getLogger(SDK_HTTP_LOGGER)
+    if not any(isinstance(f, _WithoutMessages) for f in logger.filters):
+        logger.addFilter(_WithoutMessages())
+
+
+_quiet_sdk_messages()
+
+
+def _unsendable(value: Any, name: str = "") -> str | None:
+    """The argument (dotted path) whose text holds a lone UTF-16 surrogate, or None. The SDK
+    cannot write one as JSON, and its writer closes the connection trying: every later call of
+    the session would fail. (In process, where nothing is written, such text is typed as is.)"""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return name or "the arguments"
+        return None
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list | tuple)
+        else ()
+    )
+    for key, item in items:
+        inner = f"{name}.{key}" if name else str(key)
+        if isinstance(key, str) and _unsendable(key) is not None:
+            return name or "the arguments"
+        found = _unsendable(item, inner)
+        if found is not None:
+            return found
+    return None
 
 
 def _leaves(error: BaseException) -> Iterator[BaseException]:
@@ -128,6 +177,9 @@ class _SdkTransport:
 
         >>> await transport.call("trace_status", {"session_id": session_id})
         """
+        unsendable = _unsendable(arguments)
+        if unsendable is not None:
+            raise ToolError(tool, errors.unsendable_text(unsendable))
         client = await self._connected()
         try:
             result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)

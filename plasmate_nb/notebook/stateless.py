@@ -111,7 +111,7 @@ def url_secrets(url: Any) -> list[str]:
 def scrubbed(error: ToolError, secrets: Iterable[str]) -> ToolError:
     """``error`` with every secret replaced by ``[redacted]``."""
     message = error.message
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+    for secret in sorted({s for s in secrets if isinstance(s, str) and s}, key=len, reverse=True):
         message = message.replace(secret, REDACTED)
     return ToolError(error.tool, message)
 
