@@ -36,8 +36,15 @@ _MIN_BASE64 = 32
 _MIN_HEX_ENTROPY = 3.0
 _MIN_BASE64_ENTROPY = 4.0
 
+#: A JWT as a pattern. Searched as such it is quadratic: from every "eyJ" of a long run with no
+#: dot (``"eyJ-" * n``) it scans to the run's end, so :func:`_jwts` finds the same matches in
+#: linear time; this is their definition (and the tests' oracle).
+JWT = re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}")
+_DOTTED_RUN = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
+_JWT_HEAD = re.compile(r"\beyJ")
+_JWT_SEGMENT = 4  # the fewest characters of each part (after "eyJ" in the first)
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}")),
     ("bearer token", re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/=-]{8,}")),
     (
         "api key",
@@ -87,7 +94,35 @@ def find_secret_like(text: str) -> list[SecretMatch]:
     return sorted(found, key=lambda m: m.start)
 
 
+def _jwts(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each match of :data:`JWT` in ``text``, as ``finditer`` gives them.
+
+    A match lies in one maximal run of dot-separated segments: it starts at the first "eyJ" (at a
+    word boundary) of a segment that has at least four characters after it and is followed by two
+    segments of at least four, and ends where the second of those ends; the search goes on after it.
+    """
+    for run in _DOTTED_RUN.finditer(text):
+        parts = run.group().split(".")
+        at, i = run.start(), 0
+        while i + 2 < len(parts):
+            end_of_part = at + len(parts[i])
+            head = _JWT_HEAD.search(text, at, end_of_part)  # the earliest start has the most after it
+            if (
+                head is not None
+                and end_of_part - head.end() >= _JWT_SEGMENT
+                and len(parts[i + 1]) >= _JWT_SEGMENT
+                and len(parts[i + 2]) >= _JWT_SEGMENT
+            ):
+                end = end_of_part + 1 + len(parts[i + 1]) + 1 + len(parts[i + 2])
+                yield head.start(), end
+                at, i = end + 1, i + 3
+            else:
+                at, i = end_of_part + 1, i + 1
+
+
 def _candidates(text: str) -> Iterator[tuple[str, int, int]]:
+    for start, end in _jwts(text):
+        yield "jwt", start, end
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             yield kind, match.start(), match.end()
