@@ -22,6 +22,7 @@ from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._html import box, cell, table
 from plasmate_nb.trace.constants import SCHEMA
+from plasmate_nb.trace.json_text import JsonTextError, strict_loads
 
 #: Columns of ``AuditReport.findings``, in order.
 FINDING_COLUMNS: dict[str, Any] = {
@@ -249,11 +250,13 @@ def _path(path: Path) -> Iterator[_Document | _Unreadable]:
 
 def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:
     try:
-        document = json.loads(text)
-    except ValueError as exc:
+        document = strict_loads(text)
+    except json.JSONDecodeError as exc:
         # The position only: the decoder's message can quote the text around it.
-        where = f"line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else "?"
-        yield _Unreadable(label, f"not valid JSON (at {where})")
+        yield _Unreadable(label, f"not valid JSON (at line {exc.lineno} column {exc.colno})")
+        return
+    except JsonTextError as exc:  # a duplicate key could hide a value from the checks
+        yield _Unreadable(label, f"not valid JSON ({exc})")
         return
     if isinstance(document, list):
         if not document:

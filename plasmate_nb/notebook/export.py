@@ -14,6 +14,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..trace.compact import utf8_len
+from ..trace.json_text import strict_loads
 from ._export_fields import COUNTERS
 from ._html import box, cell, counted, gauge, table
 
@@ -230,8 +232,9 @@ class TraceExport:
         >>> export.to_json("trace.json")
         """
         target = Path(path)
-        target.write_text(
-            json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False), encoding="utf-8"
+        # Encoded first: a file that exists is never emptied by a value that cannot be written.
+        target.write_bytes(
+            json.dumps(self.payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         )
         return target
 
@@ -384,8 +387,10 @@ def _validate(document: Any, source: str | None) -> None:
 
     try:
         _fast_validator()(document)
+        return
     except JsonSchemaValueException:
-        _raise_first_error(schema_validator(), document, source)
+        pass  # its message quotes keys: explained below, outside this block (nothing chained)
+    _raise_first_error(schema_validator(), document, source)
 
 
 _ENVELOPE_KEYS = frozenset(("schema", "trace_id", "session_id", "redaction_policy", "events", *COUNTERS))
@@ -417,7 +422,39 @@ def _raise_first_error(validator: jsonschema.Draft202012Validator, document: Any
 
     error = best_match(validator.iter_errors(document))
     if error is not None:
-        raise TraceFormatError(error.json_path, _without_value(error.message, error.instance), source)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            message = _unexpected_keys(error.instance, error.schema)
+        else:
+            message = _without_value(error.message, error.instance)
+        raise TraceFormatError(error.json_path, message, source)
+
+
+def _unexpected_keys(instance: dict[str, Any], object_schema: Any) -> str:
+    """jsonschema's "Additional properties" message, naming only keys the schema knows: another
+    key may itself be the secret (``"password=hunter2": true``), so it is described by its size."""
+    allowed = object_schema.get("properties", {}) if isinstance(object_schema, dict) else {}
+    names = _schema_names()
+    shown = [
+        repr(key) if key in names else f"a key of {utf8_len(key)} bytes"
+        for key in instance
+        if key not in allowed
+    ]
+    return f"Additional properties are not allowed ({', '.join(shown)} unexpected)"
+
+
+@functools.cache
+def _schema_names() -> frozenset[str]:
+    """Every property name the schema defines anywhere."""
+    names: set[str] = set()
+    stack: list[Any] = [schema()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}) if isinstance(node.get("properties"), dict) else ())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
 
 
 def _without_value(message: str, instance: Any) -> str:
@@ -479,15 +516,23 @@ def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise TraceFormatError("$", f"cannot read file ({exc.strerror})", label) from None
+        except UnicodeDecodeError as exc:
+            raise TraceFormatError("$", f"not UTF-8 text (byte {exc.start})", label) from None
     try:
-        return json.loads(text), label
+        return strict_loads(text), label
     except ValueError as exc:
         raise TraceFormatError("$", f"invalid JSON ({exc})", label) from None
 
 
 def _unwrap_close_payload(document: Any) -> Any:
-    # A whole close_page payload is accepted too: its trace is the final_trace member.
-    if isinstance(document, dict) and "final_trace" in document and "closed" in document:
+    # A whole close_page payload is accepted too: its trace is the final_trace member. An export
+    # carrying those keys as well stays an export (whose schema refuses them): one file, one trace.
+    if (
+        isinstance(document, dict)
+        and "final_trace" in document
+        and "closed" in document
+        and not {"schema", "events"} & document.keys()
+    ):
         return document["final_trace"]
     return document
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import plasmate_nb.notebook as nb
+from plasmate_nb.analysis import audit, compare
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook._tables import COMPACT_COLUMNS
 
@@ -143,6 +144,82 @@ def test_load_trace_rejects_non_json_and_missing_files(tmp_path: Path) -> None:
         nb.load_trace(tmp_path / "absent.json")
     with pytest.raises(nb.TraceFormatError, match=r"\$: .* is not of type 'object'"):
         nb.load_trace("[1, 2]")
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+def test_load_trace_names_an_unknown_key_by_its_size_only(export) -> None:
+    document = copy.deepcopy(export.payload)
+    document["events"][0]["parameters"]["password=SECRET"] = True
+    with pytest.raises(nb.TraceFormatError) as caught:
+        nb.load_trace(document)
+    assert str(caught.value).endswith("Additional properties are not allowed (a key of 15 bytes unexpected)")
+    assert caught.value.__context__ is None and caught.value.__cause__ is None  # no chained quote of it
+
+
+def _first_key_twice(text: str, key: str, hidden: str) -> str:
+    return text.replace(f'"{key}":', f'"{key}":{hidden},"{key}":', 1)
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        # serde_json, the reference's reader, refuses a field given twice: a value hidden in the
+        # first copy would be seen by one reader (DuckDB keeps the first) and not another.
+        (
+            lambda t: _first_key_twice(t, "parameters", '{"text":"hunter2"}'),
+            "a key appears twice in one object",
+        ),
+        (lambda t: t.replace('"role":"', '"role":"\\ud800', 1), "a lone surrogate escape"),
+        (lambda t: "[" * 100_000 + "]" * 100_000, "nested too deeply to read"),
+    ],
+)
+def test_every_reader_refuses_json_python_would_read_loosely(export, tmp_path: Path, edit, why) -> None:
+    path = tmp_path / "loose.json"
+    path.write_text(edit(json.dumps(export.payload, separators=(",", ":"))))
+    for read in (nb.load_trace, lambda p: nb.load_traces([p]), lambda p: compare(p, p)):
+        with pytest.raises(nb.TraceFormatError, match=re.escape(f"{path}: $: invalid JSON ({why}")):
+            read(path)
+    report = audit(path)
+    assert (report.documents, report.unreadable) == (0, 1)
+    assert report.findings["message"].iloc[0].startswith(f"not valid JSON ({why}")
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+def test_a_surrogate_pair_escape_is_one_character(export) -> None:
+    text = json.dumps(export.payload, separators=(",", ":")).replace('"role":"', '"role":"\\ud83d\\ude00', 1)
+    roles = [
+        event["target"]["role"] for event in nb.load_trace(text).payload["events"] if event.get("target")
+    ]
+    assert roles[0].startswith("\U0001f600")
+
+
+def test_a_file_that_is_not_utf8_names_itself(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"schema": "plasmate.trace.v1", "x": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(nb.TraceFormatError, match=re.escape(f"{path}: $: not UTF-8 text (byte 41)")):
+        nb.load_trace(path)
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+def test_an_export_carrying_a_close_answers_keys_is_not_read_as_its_final_trace(
+    export, tmp_path: Path
+) -> None:
+    smuggled = {**export.payload, "closed": True, "final_trace": {**export.payload, "trace_id": "other"}}
+    with pytest.raises(nb.TraceFormatError, match=r"Additional properties are not allowed"):
+        nb.load_trace(smuggled)
+    answer = {"closed": True, "session_id": export.payload["session_id"], "final_trace": export.payload}
+    assert nb.load_trace(answer).payload == export.payload  # a real close_page answer still reads
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+def test_to_json_never_empties_a_file_it_cannot_write(export, tmp_path: Path) -> None:
+    path = export.to_json(tmp_path / "trace.json")
+    written = path.read_bytes()
+    broken = nb.TraceExport({**export.payload, "session_id": "\ud800"})
+    with pytest.raises(UnicodeEncodeError):
+        broken.to_json(path)
+    assert path.read_bytes() == written
 
 
 def test_load_trace_accepts_the_omitted_marker() -> None:
