@@ -113,7 +113,10 @@ class SecurityMiddleware:
             return
         refusal = self._refusal(dict(scope.get("headers") or []))
         if refusal is None and scope.get("method") == "POST":
-            body = await _read_body(receive, self.max_body)
+            try:
+                body = await _read_body(receive, self.max_body)
+            except _BodyCutShort:
+                return  # nobody to answer, and half a request is never run
             if body is None:
                 refusal = _jsonrpc_error(413, f"Request body exceeds {self.max_body} bytes")
             else:
@@ -137,14 +140,20 @@ class SecurityMiddleware:
         return None
 
 
+class _BodyCutShort(Exception):
+    """The connection ended (the client left, or the body deadline closed it) before the body did."""
+
+
 async def _read_body(receive: Any, limit: int) -> bytes | None:
-    """The whole request body, or ``None`` as soon as it grows past ``limit``."""
+    """The whole request body, or ``None`` as soon as it grows past ``limit``; ``_BodyCutShort``
+    when the connection ends first: what arrived may parse as a request (a shorter JSON value
+    than announced), but it was never sent whole, and a client told 408 may send it again."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return b"".join(chunks)  # the client went away: the app sees what arrived
+            raise _BodyCutShort
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:

@@ -25,7 +25,11 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 TOO_DEEP = "Parse error: the frame is nested too deeply"
 # A JSON string, or one bracket: enough to find a frame's top-level members without recursion.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# Possessive, and an unclosed string runs to the end as one token: each character is read once
+# (a pattern that needed the closing quote rescanned to the end from every quote: quadratic, and
+# this runs on the event loop).
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*+"?|[\[\]{}]')
+UNREADABLE_TEXT = "Parse error: the frame is not valid JSON for the server (for example a lone surrogate escape in a string)"
 
 
 def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
@@ -40,6 +44,8 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
         return _error(None, INVALID_REQUEST, "Invalid Request: a frame must be one JSON-RPC object")
     request_id = message.get("id")
     has_id = "id" in message and request_id is not None
+    if isinstance(request_id, str) and not _is_text(request_id):  # an answer could not carry it
+        return _error(None, PARSE_ERROR, UNREADABLE_TEXT)
     if has_id and not _is_request_id(request_id):
         return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
     answer_to = request_id if has_id else None
@@ -59,12 +65,7 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
         if any("recursion limit" in reason for reason in unreadable):
             return _error(answer_to, PARSE_ERROR, TOO_DEEP)
         if unreadable:
-            return _error(
-                answer_to,
-                PARSE_ERROR,
-                "Parse error: the frame is not valid JSON for the server "
-                "(for example a lone surrogate escape in a string)",
-            )
+            return _error(answer_to, PARSE_ERROR, UNREADABLE_TEXT)
         return _error(
             answer_to, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request, notification or response"
         )
@@ -127,7 +128,18 @@ def _top_level_id(frame: str | bytes) -> Any:
 
 
 def _is_request_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    return (isinstance(value, str) and _is_text(value)) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` can be written as UTF-8 (a lone surrogate escape parses into one that cannot)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:

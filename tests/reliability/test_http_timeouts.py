@@ -24,6 +24,7 @@ from plasmate_nb.browser import EngineConfig
 from plasmate_nb.cli import build_parser
 from plasmate_nb.server import HttpServer, ServerConfigError
 from plasmate_nb.server.cli import engine_config_from_args
+from plasmate_nb.server.http import SecurityMiddleware
 from tests.reliability.support import TOKEN, ServerProcess, bounded, inprocess_server
 
 DEADLINE_S = 1.0
@@ -134,6 +135,33 @@ async def test_a_complete_request_is_answered_within_the_deadlines(deadline_serv
         await writer.drain()
         answer = await _answer(reader)
     assert answer.startswith(b"HTTP/1.1 200 ") and b'"serverInfo"' in answer
+
+
+async def test_a_request_whose_body_never_ended_is_never_run() -> None:
+    """What arrived parses as a whole call (the body announced was longer, or a chunked body never
+    ended), but the connection ended first: the client left, or the body deadline closed it with a
+    408. The request was never sent whole, and a client told 408 may send it again: it must not
+    reach the SDK, and nobody is answered."""
+    call = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "open_page"}})
+    arrived = [
+        {"type": "http.request", "body": call.encode(), "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    reached, sent = [], []
+
+    async def app(scope, receive, send) -> None:
+        reached.append(await receive())
+
+    async def receive() -> dict:
+        return arrived.pop(0)
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    guard = SecurityMiddleware(app, TOKEN, frozenset(), max_body=2**20)
+    scope = {"type": "http", "method": "POST", "headers": [(b"authorization", f"Bearer {TOKEN}".encode())]}
+    await guard(scope, receive, send)
+    assert (reached, sent, arrived) == ([], [], [])
 
 
 def test_deadlines_are_configurable_and_must_be_positive(fast_server) -> None:

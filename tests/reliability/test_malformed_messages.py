@@ -247,13 +247,27 @@ DEEP_FRAMES = [  # (frame, the id a server can read back)
         id="deeper-than-the-sdk-parser",
     ),
 ]
+# Frames whose id no answer could carry, or whose id cannot be read fast enough to matter.
+HOSTILE_FRAMES = [
+    pytest.param(  # a string that never closes, of escaped quotes: each quote once started a rescan
+        b'{"jsonrpc":"2.0","id":"q","method":"ping","params":{"a":' + b"[" * 3_000 + b'"' + b'\\"' * 400_000,
+        None,
+        id="deep-with-an-unclosed-string-of-escaped-quotes",
+    ),
+    pytest.param(b'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', None, id="lone-surrogate-id"),
+    pytest.param(
+        b'{"jsonrpc":"2.0","id":"\\udc00","method":"ping","params":' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+        None,
+        id="lone-surrogate-id-of-a-deep-frame",
+    ),
+]
 LONE_SURROGATE = (
     b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
     b'"params":{"name":"fetch_page","arguments":{"url":"\\ud800"}}}'
 )
 
 
-@pytest.mark.parametrize(("body", "request_id"), DEEP_FRAMES)
+@pytest.mark.parametrize(("body", "request_id"), [*DEEP_FRAMES, *HOSTILE_FRAMES])
 async def test_stdio_answers_deeply_nested_frames_and_keeps_serving(stdio, body: bytes, request_id) -> None:
     responses = await stdio.exchange(Malformed("deep", body, request_id))
     assert [r for r in responses if r.get("id") == request_id and r["error"]["code"] == -32700], responses
@@ -289,7 +303,8 @@ async def test_stdio_keeps_serving_after_a_result_holding_a_lone_surrogate(stdio
 
 
 @pytest.mark.parametrize(
-    ("body", "request_id"), [*DEEP_FRAMES, pytest.param(LONE_SURROGATE, 7, id="lone-surrogate")]
+    ("body", "request_id"),
+    [*DEEP_FRAMES, *HOSTILE_FRAMES, pytest.param(LONE_SURROGATE, 7, id="lone-surrogate")],
 )
 async def test_http_answers_deeply_nested_and_lone_surrogate_frames(
     fast_server, body: bytes, request_id
