@@ -1,14 +1,16 @@
 """Drive our MCP server over streamable HTTP, with a bearer token.
 
 Run: ``python examples/connect_http.py``. Starts
-``python -m plasmate_nb serve --transport http --port <free> --token <t> --allow-private-network``
-as a subprocess, reads ``MCP HTTP endpoint: <url>`` from its stderr, connects with
+``python -m plasmate_nb serve --transport http --port <free> --allow-private-network`` as a
+subprocess, its token in ``PLASMATE_NB_MCP_TOKEN`` (a ``--token`` argument is readable by every
+local user in the process list), reads ``MCP HTTP endpoint: <url>`` from its stderr, connects with
 ``Session.connect(url, token=...)`` and runs a short traced session on the bundled demo site.
 The server is stopped at the end.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import secrets
 import socket
@@ -30,9 +32,9 @@ def free_port() -> int:
 
 def start_server(token: str) -> tuple[subprocess.Popen[str], str]:
     command = [sys.executable, "-m", "plasmate_nb", "serve", "--transport", "http", "--port", str(free_port()),
-               "--token", token, "--allow-private-network"]  # fmt: skip
+               "--allow-private-network"]  # fmt: skip
     server = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True)  # fmt: skip
+                              text=True, env={**os.environ, "PLASMATE_NB_MCP_TOKEN": token})  # fmt: skip
     lines: queue.Queue[str] = queue.Queue()
 
     def pump() -> None:  # keep reading stderr so the server never blocks on a full pipe

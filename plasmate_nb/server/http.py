@@ -41,6 +41,8 @@ MAX_BODY_BYTES = 1024 * 1024
 HEADER_TIMEOUT_S = 30.0
 BODY_TIMEOUT_S = 65.0
 SHUTDOWN_TIMEOUT_S = 5.0
+# Connections open at once; more are closed unanswered, far below any file limit (1,024 is common).
+MAX_CONNECTIONS = 256
 MIN_TOKEN_BYTES = 32
 ENDPOINT_PATH = "/mcp"
 LOOPBACK_NAMES = frozenset({"localhost"})
@@ -111,7 +113,12 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = self._refusal(dict(scope.get("headers") or []))
+        headers = dict(scope.get("headers") or [])
+        refusal = self._refusal(headers)
+        if refusal is None and b"origin" in headers:
+            # Allowed as compared (lower case, no trailing "/"): the SDK, which checks again by
+            # exact match, sees it in that form.
+            scope = {**scope, "headers": _with_origin(scope["headers"], _origin_of(headers[b"origin"]))}
         if refusal is None and scope.get("method") == "POST":
             try:
                 body = await _read_body(receive, self.max_body)
@@ -130,7 +137,7 @@ class SecurityMiddleware:
 
     def _refusal(self, headers: dict[bytes, bytes]) -> tuple[int, bytes] | None:
         origin = headers.get(b"origin")
-        if origin is not None and origin.decode("latin-1").rstrip("/").lower() not in self.allowed_origins:
+        if origin is not None and _origin_of(origin) not in self.allowed_origins:
             return _jsonrpc_error(403, "Forbidden Origin")
         if not hmac.compare_digest(headers.get(b"authorization", b""), self._expected):
             return _jsonrpc_error(401, "Missing or invalid bearer capability token")
@@ -138,6 +145,14 @@ class SecurityMiddleware:
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
             return _jsonrpc_error(413, f"Request body exceeds {self.max_body} bytes")
         return None
+
+
+def _origin_of(header: bytes) -> str:
+    return header.decode("latin-1").rstrip("/").lower()
+
+
+def _with_origin(headers: list[tuple[bytes, bytes]], origin: str) -> list[tuple[bytes, bytes]]:
+    return [(name, origin.encode("latin-1") if name == b"origin" else value) for name, value in headers]
 
 
 class _BodyCutShort(Exception):
@@ -203,11 +218,17 @@ class DeadlineProtocol(H11Protocol):
     header_timeout: float = HEADER_TIMEOUT_S
     body_timeout: float = BODY_TIMEOUT_S
     shutdown_grace: float = SHUTDOWN_TIMEOUT_S / 2
+    max_connections: int = MAX_CONNECTIONS
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._phase: type[h11.IDLE] | type[h11.SEND_BODY] | None = None
         self._deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)
+        if len(self.server_state.connections) > self.max_connections:
+            # Closed at once, unanswered: connections held open (no token needed to open one) must
+            # not use up the process's file descriptors, after which nobody could connect.
+            self.transport.close()
+            return
         self._watch()
 
     def data_received(self, data: bytes) -> None:

@@ -50,7 +50,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="loopback only: 127.0.0.1, ::1 or localhost")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument(
-        "--token", default=None, help="bearer token (else $PLASMATE_NB_MCP_TOKEN, else generated)"
+        "--token",
+        default=None,
+        help="bearer token (else $PLASMATE_NB_MCP_TOKEN, else generated); prefer the variable: "
+        "arguments are visible to every local user",
     )
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN")
     parser.add_argument("--max-sessions", type=int, default=10)

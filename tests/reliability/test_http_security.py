@@ -22,6 +22,10 @@ from tests.reliability.support import FAST, TOKEN, inprocess_server, last_event,
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+INITIALIZE = (  # needs no MCP session
+    b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+    b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+)
 
 
 async def _post(url: str, headers: dict[str, str], body: bytes = PING) -> httpx2.Response:
@@ -83,6 +87,38 @@ async def test_dns_rebinding_style_requests_are_refused(fast_server) -> None:
         assert response.status_code == 403 and response.json()["error"]["message"] == "Forbidden Origin"
     foreign_host = await _post(fast_server.url, {**auth, "host": f"attacker.test:{fast_server.port}"})
     assert foreign_host.status_code == 421  # a rebound name without Origin: the Host check refuses it
+
+
+async def test_an_allowed_origin_is_allowed_in_any_case_and_with_a_trailing_slash() -> None:
+    """As documented: compared lower-cased, without a trailing "/" (the SDK, which checks again by
+    exact match, refused every spelling but the one given, with a plain-text 403)."""
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    async with inprocess_server(allowed_origins=("http://Foo.Example:8080",)) as server:
+        for origin in ("http://foo.example:8080", "http://Foo.Example:8080", "HTTP://FOO.EXAMPLE:8080/"):
+            response = await _post(server.url, {**auth, "origin": origin}, INITIALIZE)
+            assert response.status_code == 200 and "serverInfo" in response.json()["result"], origin
+        refused = await _post(server.url, {**auth, "origin": "http://foo.example:8081"})
+        assert refused.status_code == 403 and refused.json()["error"]["message"] == "Forbidden Origin"
+
+
+async def test_connections_beyond_the_cap_are_closed_at_once_and_others_are_served(monkeypatch) -> None:
+    """Connections anyone on the machine can open (no token needed) and leave silent must not use
+    up the file descriptors: past the cap each is closed at once, and a client is still served."""
+    import asyncio
+
+    monkeypatch.setattr(http_module.DeadlineProtocol, "max_connections", 20)
+    async with inprocess_server() as server:
+        opened = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(30)]
+        try:
+            # The first 20 wait for their 30 s header deadline; the 10 past the cap end now.
+            ended = await asyncio.wait_for(asyncio.gather(*(reader.read() for reader, _ in opened[20:])), 15)
+            assert ended == [b""] * 10
+            assert all(not reader.at_eof() for reader, _ in opened[:20])
+        finally:
+            for _, writer in opened:
+                writer.close()
+        response = await _post(server.url, {"authorization": f"Bearer {TOKEN}"}, INITIALIZE)
+        assert response.status_code == 200 and "serverInfo" in response.json()["result"]
 
 
 async def test_bodies_over_the_limit_are_refused_declared_or_streamed(fast_server) -> None:
