@@ -21,6 +21,7 @@ import pandas as pd
 from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._html import box, cell, table
+from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import SCHEMA
 from plasmate_nb.trace.json_text import JsonTextError, strict_loads
 
@@ -225,10 +226,11 @@ def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable]:
 
 
 def _path(path: Path) -> Iterator[_Document | _Unreadable]:
+    label = file_label(path)
     if path.is_dir():
         files = sorted({f for pattern in _FILE_PATTERNS for f in path.rglob(pattern) if f.is_file()})
         if not files:
-            yield _Unreadable(str(path), "the folder holds no *.json or *.jsonl file")
+            yield _Unreadable(label, "the folder holds no *.json or *.jsonl file")
         for file in files:
             yield from _path(file)
         return
@@ -236,16 +238,16 @@ def _path(path: Path) -> Iterator[_Document | _Unreadable]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        yield _Unreadable(str(path), f"cannot read the file ({reason})")
+        yield _Unreadable(label, f"cannot read the file ({reason})")
         return
     if path.suffix == ".jsonl":
         lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
         if not lines:
-            yield _Unreadable(str(path), "the file is empty")
+            yield _Unreadable(label, "the file is empty")
         for number, line in lines:
-            yield from _parsed(line, f"{path}:{number}")
+            yield from _parsed(line, f"{label}:{number}")
     else:
-        yield from _parsed(text, str(path))
+        yield from _parsed(text, label)
 
 
 def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:

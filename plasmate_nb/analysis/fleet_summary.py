@@ -22,6 +22,7 @@ import pandas as pd
 from plasmate_nb.notebook._export_sql import BATCH_FILES, LEAN_COLUMNS, connect, events_sql, scan
 from plasmate_nb.notebook._html import box, cell
 from plasmate_nb.notebook.export import COUNTERS, FinalTraceOmitted, TraceFormatError, load_trace
+from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import COARSE_ACTIONS, MAX_BYTES, MAX_EVENTS, UNSUPPORTED_REPLAY_ACTIONS
 
 if TYPE_CHECKING:
@@ -352,8 +353,10 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
     DuckDB reads the files itself, in batches of ``BATCH_FILES`` with a progress bar
     (``progress=None`` shows it for more than one batch). Exports and whole ``close_page``
     answers are read; omitted final-trace markers are counted; anything else (not JSON, not
-    an export, counters that disagree) is listed in ``Fleet.problems`` with its file named,
-    never raised.
+    an export, counters that disagree, an event whose error class, duration or outcome breaks
+    the contract, a lone surrogate escape) is listed in ``Fleet.problems`` with its file named,
+    never raised. The checks are DuckDB's (``load_traces(engine="duckdb")`` says which): a
+    summary counts what it reads, so audit files from an unknown writer with ``pnb.audit``.
 
     >>> f = pnb.fleet("traces/")
     >>> f                      # totals, bounds pressure and the main tables
@@ -377,7 +380,7 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
         + ", ".join(f"{name} BIGINT" for name in COUNTERS)
         + ", failures BIGINT, duration_ms BIGINT)"
     )
-    names = [path.name if base is not None else str(path) for path in files]
+    names = [file_label(path.name if base is not None else path) for path in files]
     listing = pd.DataFrame({"file_index": range(len(names)), "file": pd.array(names, dtype=object)})
     connection.register("listing", listing)
     connection.execute(

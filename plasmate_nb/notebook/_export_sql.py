@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -25,7 +26,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 
-from plasmate_nb.trace.constants import MAX_BYTES, MAX_EVENTS, MAX_HANDLE_BYTES, SCHEMA, TRACEABLE_ACTIONS
+from plasmate_nb.trace.compact import file_label
+from plasmate_nb.trace.constants import (
+    ERROR_CLASSES,
+    MAX_BYTES,
+    MAX_EVENTS,
+    MAX_HANDLE_BYTES,
+    SCHEMA,
+    TRACEABLE_ACTIONS,
+)
 
 from ._export_fields import COUNTERS
 
@@ -38,6 +47,10 @@ Frame = TypeVar("Frame", bound=pd.DataFrame)
 BATCH_FILES = 2048
 #: How an export's JSON begins (its first key is fixed): compact, and as ``json.dumps`` writes it.
 EXPORT_STARTS = ('{"schema":"' + SCHEMA + '",', '{"schema": "' + SCHEMA + '",')
+#: A lone surrogate escape in a file's bytes (strict reading refuses one; DuckDB would read it).
+_LONE_SURROGATE_ESCAPE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F]"
+)
 #: Files per Arrow record batch. DuckDB scans one record batch per thread: a batch in one
 #: chunk is parsed by one core (measured: about half the speed on two cores).
 CHUNK_FILES = 64
@@ -156,9 +169,12 @@ def _documents_sql(event: dict[str, Any], kind: str, *, guarded: bool) -> str:
     handles_ok = " AND ".join(
         f"length(doc.{name}) BETWEEN 1 AND {MAX_HANDLE_BYTES}" for name in ("trace_id", "session_id")
     )
+    error_classes = ", ".join(_sql_text(name) for name in sorted(ERROR_CLASSES))
     events_ok = (
         f"list_bool_and(list_transform(doc.events, lambda e: e.action IN ({actions}) "
-        f"AND e.outcome IN ('success', 'error') AND e.sequence IS NOT NULL AND {present}))"
+        f"AND e.outcome IN ('success', 'error') AND e.sequence IS NOT NULL AND {present} "
+        f"AND (e.outcome = 'error') = (e.error_class IS NOT NULL) "
+        f"AND coalesce(e.error_class IN ({error_classes}), true) AND e.duration_ms >= 0))"
     )
     # Strictly increasing sequences, the first at least 1 and the last below next_sequence.
     seq = "list_transform(doc.events, lambda e: e.sequence)"
@@ -202,12 +218,14 @@ def connect() -> duckdb.DuckDBPyConnection:
     return duckdb.connect(":memory:")
 
 
-def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple[int, str]]]:
+def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple[int, str | None]]]:
     """The Arrow table of ``batch`` (``_arrow_batch``), its file indexes, and the files that are
-    unreadable or not UTF-8. It runs on the reader thread, so joining the bytes overlaps parsing."""
+    unreadable, not UTF-8, or hold a lone surrogate escape (reason ``None``: DuckDB would read
+    it, ``load_trace`` says why not). It runs on the reader thread, so joining the bytes overlaps
+    parsing."""
     indexes: list[int] = []
     contents: list[bytes] = []
-    problems: list[tuple[int, str]] = []
+    problems: list[tuple[int, str | None]] = []
     for index, path in batch:
         try:
             data = path.read_bytes()
@@ -220,6 +238,9 @@ def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple
             except UnicodeDecodeError:
                 problems.append((index, "not UTF-8 text"))
                 continue
+        if _LONE_SURROGATE_ESCAPE.search(data):  # load_trace says why
+            problems.append((index, None))
+            continue
         indexes.append(index)
         contents.append(data)
     return _arrow_batch(indexes, contents), indexes, problems
@@ -334,7 +355,7 @@ def load_events(files: Sequence[Path], fallback: Callable[[Sequence[Path]], Fram
     }
     order = np.argsort(np.ma.getdata(merged["file_index"]), kind="stable")
     file_index = np.asarray(np.ma.getdata(merged["file_index"]), dtype=np.int64)[order]
-    labels = np.array([str(path) for path in files], dtype=object)
+    labels = np.array([file_label(path) for path in files], dtype=object)
     sources: dict[str, Any] = {
         "trace_id": merged["trace_id"][order],
         "source_file": labels[file_index] if len(files) else [],

@@ -9,12 +9,14 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..trace.compact import utf8_len
+from ..trace.compact import file_label, utf8_len
+from ..trace.constants import SCHEMA
 from ..trace.json_text import strict_loads
 from ._export_fields import COUNTERS
 from ._html import box, cell, counted, gauge, table
@@ -404,7 +406,7 @@ def _plain_envelope(document: Any) -> bool:
     return (
         type(document) is dict
         and document.keys() == _ENVELOPE_KEYS
-        and document["schema"] == "plasmate.trace.v1"
+        and document["schema"] == SCHEMA
         and all(type(document[name]) is int and document[name] >= 0 for name in COUNTERS)
         and type(document["trace_id"]) is str
         and type(document["session_id"]) is str
@@ -511,7 +513,7 @@ def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
         text = source
     else:
         path = Path(source)
-        label = str(path)
+        label = file_label(path)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
@@ -570,14 +572,18 @@ def load_traces(
 
     ``sources``: a folder (every ``*.json`` in it, sorted), or paths / JSON texts / dicts;
     ``source_file`` is the file each row came from (empty for JSON texts and dicts).
-    ``validate="fast"`` checks each envelope exactly and each event's shape while the
-    columns are built; any anomaly re-runs the full schema for a precise error.
-    ``validate="full"`` runs the full schema on every document first. Omitted final-trace
-    markers carry no events and are skipped.
+    ``validate="fast"`` checks each envelope exactly and, while the columns are built, each
+    event's keys, action, outcome, error class, duration, origins and role; anything unusual
+    re-runs the full schema for a precise error. It does not check fingerprints' form, parameter
+    values or other types inside events: for files from an unknown writer use
+    ``validate="full"`` (every document through the full schema) or ``pnb.audit``. Omitted
+    final-trace markers carry no events and are skipped.
 
-    ``engine="duckdb"`` lets DuckDB read the files itself (paths only; fast validation): the
-    same table, parsed on every core, with no Python object per event until the table is
-    built. ``"auto"`` (the default) uses it for more than ``AUTO_DUCKDB_FILES`` files;
+    ``engine="duckdb"`` lets DuckDB read the files itself (paths only): the same table, parsed
+    on every core, with no Python object per event until the table is built. Its checks are
+    fewer: the envelope, each event's action, outcome, error class and duration, the counters;
+    a value of the wrong type is converted where DuckDB can, and of a key given twice it reads
+    the first (``load_trace`` and ``pnb.audit`` refuse such a file). ``"auto"`` (the default) uses it for more than ``AUTO_DUCKDB_FILES`` files;
     ``pnb.fleet(folder)`` summarises folders too big for one table without building it.
 
     >>> table = load_traces("traces/")
@@ -621,9 +627,11 @@ def load_traces(
                 continue
         try:
             columns = _checked_columns(document["events"])
-        except (KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             _raise_first_error(schema_validator(), document, label)
-            raise
+            # The schema takes it; a table cannot (a duration beyond a 64-bit count).
+            reason = str(exc) if isinstance(exc, ValueError) else f"a malformed event ({type(exc).__name__})"
+            raise TraceFormatError("$.events", reason, label) from None
         _check_counters(document, label, columns["sequence"])
         trace_ids.extend([document["trace_id"]] * len(document["events"]))
         source_files.extend([None if label == _JSON_TEXT else label] * len(columns["sequence"]))
@@ -639,16 +647,54 @@ def load_traces(
         ) from None
 
 
-_ACTIONS = frozenset(schema()["$defs"]["event"]["properties"]["action"]["enum"])
+_DEFS = schema()["$defs"]
+_ACTIONS = frozenset(_DEFS["event"]["properties"]["action"]["enum"])
 _OUTCOMES = frozenset(("success", "error"))
+_EVENT_KEYS = frozenset(_DEFS["event"]["properties"])
+_STATE_KEYS = frozenset(_DEFS["state"]["properties"])
+_ERROR_CLASSES = frozenset(_DEFS["event"]["properties"]["error_class"]["enum"])
+_ORIGIN = re.compile(_DEFS["origin"]["pattern"])
+#: The parameter keys each action may carry (the schema's per-action rules).
+_PARAMETER_KEYS = {
+    action: frozenset(rule["then"]["properties"]["parameters"].get("properties", {}))
+    for rule in _DEFS["event"]["allOf"][1:]
+    for action in rule["if"]["properties"]["action"]["enum"]
+}
+_INT64_MAX = 2**63 - 1  # the largest count a table column holds
 
 
 def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """The event columns, after the checks a table's reader relies on: every key one the schema
+    names for its place, known actions, outcomes and error classes (an error with one, a success
+    without), durations that are whole, non-negative counts a table holds, origins of the
+    contract's form, roles that are words. Anything else raises: the full schema says where."""
     from ._tables import event_columns
 
     columns = event_columns(events)
+    for event in events:
+        if (
+            event.get("schema") != SCHEMA
+            or not _EVENT_KEYS.issuperset(event)
+            or not _STATE_KEYS.issuperset(event["before"])
+            or not _STATE_KEYS.issuperset(event["after"])
+            or not _PARAMETER_KEYS.get(event["action"], frozenset()).issuperset(event["parameters"])
+        ):
+            raise ValueError("an event with a key the contract does not name")
     if not _ACTIONS.issuperset(columns["action"]) or not _OUTCOMES.issuperset(columns["outcome"]):
         raise ValueError("unknown action or outcome")
+    if not all(
+        (outcome == "error") == (error_class in _ERROR_CLASSES)
+        and (outcome == "error" or error_class is None)
+        for outcome, error_class in zip(columns["outcome"], columns["error_class"], strict=True)
+    ):
+        raise ValueError("an error class that does not match the outcome")
+    if not all(type(d) is int and 0 <= d <= _INT64_MAX for d in columns["duration_ms"]):
+        raise ValueError("a duration that is not a count of milliseconds a table holds")
+    origins = {*columns["before_origin"], *columns["after_origin"]} - {None}
+    if not all(type(o) is str and _ORIGIN.fullmatch(o) for o in origins):
+        raise ValueError("an origin not of the form scheme://host:port")
+    if not all(role is None or (type(role) is str and role) for role in columns["target_role"]):
+        raise ValueError("a target role that is not a word")
     return columns
 
 

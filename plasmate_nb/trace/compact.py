@@ -32,6 +32,16 @@ def clean_text(text: str) -> str:
     return text
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def file_label(path: object) -> str:
+    """A file's path as tables, messages and a terminal show it: text that encodes (a name that is
+    not UTF-8 shows U+FFFD) with control characters escaped (a name can hold a terminal escape
+    sequence)."""
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", clean_text(str(path)))
+
+
 def escape_surrogates(text: str) -> str:
     """``text`` with each lone surrogate written as its lowercase ``\\uXXXX`` JSON escape (as the
     SOM compiler writes it), so JSON text that holds one is valid UTF-8."""

@@ -185,6 +185,44 @@ def test_every_reader_refuses_json_python_would_read_loosely(export, tmp_path: P
     assert report.findings["message"].iloc[0].startswith(f"not valid JSON ({why}")
 
 
+def _first(document: dict, where) -> dict:
+    return next(event for event in document["events"] if where(event))
+
+
+FAST_PATH_BREAKS = {  # each breaks the schema where the fast path's columns do not look
+    "an event key holding a URL": lambda d: d["events"][0].update(note="https://bank.test/acct?x=1"),
+    "typed text in parameters": lambda d: _first(d, lambda e: e["action"] == "type_text")[
+        "parameters"
+    ].update(text="hunter2"),
+    "a negative duration": lambda d: d["events"][0].update(duration_ms=-5),
+    "a boolean duration": lambda d: d["events"][0].update(duration_ms=True),
+    "a duration no table holds": lambda d: d["events"][0].update(duration_ms=2**70),
+    "an origin with a path": lambda d: d["events"][1]["before"].update(
+        origin="https://bank.test:443/reset?t=1"
+    ),
+    "an error without its class": lambda d: _first(d, lambda e: e["outcome"] == "success").update(
+        outcome="error"
+    ),
+    "a class on a success": lambda d: _first(d, lambda e: e["outcome"] == "success").update(
+        error_class="policy"
+    ),
+    "an event of another schema": lambda d: d["events"][0].update(schema="plasmate.trace.v2"),
+    "a state key more": lambda d: d["events"][0]["after"].update(url="https://bank.test/"),
+}
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+@pytest.mark.parametrize("name", FAST_PATH_BREAKS)
+def test_fast_validation_refuses_what_a_table_would_show_wrongly(export, tmp_path: Path, name: str) -> None:
+    document = copy.deepcopy(export.payload)
+    FAST_PATH_BREAKS[name](document)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(nb.TraceFormatError, match=re.escape(str(path))) as caught:
+        nb.load_traces([path])
+    assert "bank.test" not in str(caught.value) and "hunter2" not in str(caught.value)
+
+
 @pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
 def test_a_surrogate_pair_escape_is_one_character(export) -> None:
     text = json.dumps(export.payload, separators=(",", ":")).replace('"role":"', '"role":"\\ud83d\\ude00', 1)
@@ -336,3 +374,19 @@ def test_readable_frames_in_a_terminal_left_align_text_and_leave_missing_values_
     assert "NaN" not in repr(table) and "None" not in repr(table)
     long = ReadableFrame({"word": [f"w{i}" for i in range(500)]})
     assert "[500 rows x 1 columns]" in repr(long) and len(repr(long).splitlines()) < 30
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+@pytest.mark.parametrize(
+    "name", ["a negative duration", "an error without its class", "a class on a success"]
+)
+def test_duckdb_refuses_what_its_checks_cover(export, tmp_path: Path, name: str) -> None:
+    document = copy.deepcopy(export.payload)
+    FAST_PATH_BREAKS[name](document)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(document, separators=(",", ":")))
+    with pytest.raises(nb.TraceFormatError, match=re.escape(str(path))):
+        nb.load_traces([path], engine="duckdb")
+    assert nb.load_traces([export.to_json(tmp_path / "good.json")], engine="duckdb").shape[0] == len(
+        export.payload["events"]
+    )

@@ -1,0 +1,52 @@
+"""File names the readers show: any name a folder can hold, shown as text a table, an HTML page
+and a terminal can take (a name that is not UTF-8, a name holding a terminal escape sequence)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import plasmate_nb as pnb
+from plasmate_nb.trace import TraceLog
+from plasmate_nb.trace.compact import file_label
+
+HOSTILE = os.fsdecode(b"run\xff\x1b]0;pwned\x07\x1b[2J.json")  # not UTF-8, and terminal escapes
+SHOWN = "run\ufffd\\x1b]0;pwned\\x07\\x1b[2J.json"
+
+
+def _folder(tmp_path: Path) -> Path:
+    (tmp_path / HOSTILE).write_text(json.dumps(TraceLog(True).export(str(uuid.uuid4()))))
+    return tmp_path
+
+
+def test_the_label_of_a_name_is_text_with_its_controls_escaped() -> None:
+    assert file_label(HOSTILE) == SHOWN
+    assert file_label(Path("a/b.json")) == "a/b.json"
+
+
+def test_every_reader_takes_and_shows_such_a_name(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    assert list(pnb.fleet(folder).runs["file"]) == [SHOWN]
+    report = pnb.audit(folder)
+    assert (report.documents, report.unreadable) == (1, 0)
+    (folder / HOSTILE).write_text("{")  # now unreadable: named in the findings
+    report = pnb.audit(folder)
+    assert list(report.findings["source"]) == [f"{folder}/{SHOWN}"]
+    assert SHOWN in report._repr_html_()
+
+
+def test_the_cli_prints_no_control_character_of_a_name(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / HOSTILE).write_text("{")
+    done = subprocess.run(
+        [sys.executable, "-m", "plasmate_nb", "audit", str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert SHOWN in done.stdout and "\x1b" not in done.stdout + done.stderr
