@@ -47,6 +47,8 @@ Frame = TypeVar("Frame", bound=pd.DataFrame)
 BATCH_FILES = 2048
 #: How an export's JSON begins (its first key is fixed): compact, and as ``json.dumps`` writes it.
 EXPORT_STARTS = ('{"schema":"' + SCHEMA + '",', '{"schema": "' + SCHEMA + '",')
+#: Any surrogate escape (a literal start: scanned fast), then only where one is, a lone one.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 #: A lone surrogate escape in a file's bytes (strict reading refuses one; DuckDB would read it).
 _LONE_SURROGATE_ESCAPE = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F]"
@@ -238,7 +240,7 @@ def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple
             except UnicodeDecodeError:
                 problems.append((index, "not UTF-8 text"))
                 continue
-        if _LONE_SURROGATE_ESCAPE.search(data):  # load_trace says why
+        if _SURROGATE_ESCAPE.search(data) and _LONE_SURROGATE_ESCAPE.search(data):  # load_trace says why
             problems.append((index, None))
             continue
         indexes.append(index)
