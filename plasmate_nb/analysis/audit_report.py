@@ -21,6 +21,7 @@ import pandas as pd
 from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._html import box, cell, table
+from plasmate_nb.notebook.export import is_json_text
 from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import SCHEMA
 from plasmate_nb.trace.json_text import JsonTextError, strict_loads
@@ -214,7 +215,7 @@ def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable]:
         yield from _recognise(payload, label)
     elif isinstance(source, dict):
         yield from _recognise(source, label)
-    elif isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+    elif is_json_text(source):
         yield from _parsed(source, "JSON text")
     elif isinstance(source, str | Path):
         yield from _path(Path(source))
@@ -228,7 +229,10 @@ def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable]:
 def _path(path: Path) -> Iterator[_Document | _Unreadable]:
     label = file_label(path)
     if path.is_dir():
-        files = sorted({f for pattern in _FILE_PATTERNS for f in path.rglob(pattern) if f.is_file()})
+        # A link to nothing is listed too: reading it says it is unreadable (skipped, it went uncounted).
+        files = sorted(
+            {f for pattern in _FILE_PATTERNS for f in path.rglob(pattern) if f.is_file() or not f.exists()}
+        )
         if not files:
             yield _Unreadable(label, "the folder holds no *.json or *.jsonl file")
         for file in files:

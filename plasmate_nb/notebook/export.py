@@ -506,10 +506,21 @@ def _check_counters(document: dict[str, Any], source: str | None, sequences: lis
 _JSON_TEXT = "JSON text"  # the label of a document given as text rather than a file
 
 
+def is_json_text(source: object) -> bool:
+    """Whether a string source is JSON text rather than a path: it starts as JSON does and names
+    no file (``"[run 1].json"`` is a path)."""
+    if not isinstance(source, str) or not source.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        return not Path(source).is_file()
+    except (OSError, ValueError):  # far too long, or a NUL, for a file name
+        return True
+
+
 def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
     if isinstance(source, dict):
         return source, None
-    if isinstance(source, str) and source.lstrip().startswith(("{", "[")):
+    if isinstance(source, str) and is_json_text(source):
         label = _JSON_TEXT
         text = source
     else:
@@ -601,10 +612,7 @@ def load_traces(
         sources = [sources]
     if engine != "pandas":
         sources = list(sources)
-        paths = all(
-            isinstance(s, Path) or (isinstance(s, str) and not s.lstrip().startswith(("{", "[")))
-            for s in sources
-        )
+        paths = all(isinstance(s, Path) or (isinstance(s, str) and not is_json_text(s)) for s in sources)
         if engine == "duckdb" and (not paths or validate == "full"):
             raise ValueError(
                 "engine='duckdb' reads files with fast validation: pass paths or a folder, validate='fast'"
@@ -674,7 +682,7 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
     columns = event_columns(events)
     # Unions of key sets, taken in C: a few milliseconds for 100k events.
     if (
-        set(map(itemgetter("schema"), events)) != {SCHEMA}
+        not {SCHEMA}.issuperset(map(itemgetter("schema"), events))
         or not _EVENT_KEYS.issuperset(set().union(*events))
         or not _STATE_KEYS.issuperset(set().union(*map(itemgetter("before"), events)))
         or not _STATE_KEYS.issuperset(set().union(*map(itemgetter("after"), events)))

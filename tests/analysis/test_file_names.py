@@ -10,6 +10,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 import plasmate_nb as pnb
 from plasmate_nb.trace import TraceLog
 from plasmate_nb.trace.compact import file_label
@@ -50,3 +52,20 @@ def test_the_cli_prints_no_control_character_of_a_name(tmp_path: Path) -> None:
     )
     assert done.returncode == 2, done.stderr
     assert SHOWN in done.stdout and "\x1b" not in done.stdout + done.stderr
+
+
+def test_a_relative_path_that_starts_like_json_is_a_path(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("[run 1].json").write_text(json.dumps(TraceLog(True).export(str(uuid.uuid4()))))
+    assert pnb.load_trace("[run 1].json").payload["events"] == []
+    assert pnb.audit("[run 1].json").documents == 1
+    with pytest.raises(pnb.TraceFormatError, match=r"in JSON text: \$"):
+        pnb.load_trace("[1, 2]")  # no such file: JSON text, as before
+
+
+def test_a_link_to_nothing_in_a_folder_is_counted_unreadable(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "gone.json").symlink_to(folder / "missing.json")
+    report = pnb.audit(folder)
+    assert (report.documents, report.unreadable) == (1, 1)
+    assert list(report.findings["source"]) == [f"{folder}/gone.json"]
