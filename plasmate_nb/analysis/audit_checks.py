@@ -627,10 +627,6 @@ def consistency_issues(document: dict[str, Any]) -> Iterator[Issue]:
                 closed_fingerprints.add(state["fingerprint"])
         if event.get("action") == "close_page" and index != len(document["events"]) - 1:
             yield "lifecycle-states", json_path("events", index), sequence, "events follow close_page"
-        if event.get("action") == "open_page" and sequence is not None and sequence != 1:
-            # open_page opens the session its event is the first of: another session's events
-            # were joined on here (the state chain does not link open_page to what came before).
-            yield "lifecycle-states", json_path("events", index), sequence, "open_page is not sequence 1"
     if len(closed_fingerprints) > 1:
         yield (
             "lifecycle-states",

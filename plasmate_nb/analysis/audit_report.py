@@ -264,6 +264,9 @@ def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:
     except JsonTextError as exc:  # a duplicate key could hide a value from the checks
         yield _Unreadable(label, f"not valid JSON ({exc})")
         return
+    except ValueError:  # an integer of more digits than Python converts
+        yield _Unreadable(label, "not valid JSON (a number too long to read)")
+        return
     if isinstance(document, list):
         if not document:
             yield _Unreadable(label, "an empty JSON array")

@@ -186,9 +186,8 @@ RULES: tuple[Rule, ...] = (
         "lifecycle-states",
         "consistency",
         "docs/contract.md#page-states-and-targets",
-        "open_page is a session's first event (sequence 1) and starts from the closed state, and "
-        "close_page ends in it, with one closed fingerprint per trace; anything else means states "
-        "were mixed between sessions.",
+        "open_page starts from the closed state and close_page ends in it, with one closed "
+        "fingerprint per trace; anything else means states were mixed between sessions.",
     ),
     Rule(
         "unreadable",

@@ -414,7 +414,9 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
     for index, reason in rejected:
         # Reasons found while reading (unreadable, not UTF-8) are phrased like load_trace's.
         error = (
-            _reason(files[index]) if reason is None else str(TraceFormatError("$", reason, str(files[index])))
+            _reason(files[index])
+            if reason is None
+            else str(TraceFormatError("$", reason, file_label(files[index])))
         )
         if error is None:
             omitted += 1

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -47,12 +46,6 @@ Frame = TypeVar("Frame", bound=pd.DataFrame)
 BATCH_FILES = 2048
 #: How an export's JSON begins (its first key is fixed): compact, and as ``json.dumps`` writes it.
 EXPORT_STARTS = ('{"schema":"' + SCHEMA + '",', '{"schema": "' + SCHEMA + '",')
-#: Any surrogate escape (a literal start: scanned fast), then only where one is, a lone one.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-#: A lone surrogate escape in a file's bytes (strict reading refuses one; DuckDB would read it).
-_LONE_SURROGATE_ESCAPE = re.compile(
-    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F]"
-)
 #: Files per Arrow record batch. DuckDB scans one record batch per thread: a batch in one
 #: chunk is parsed by one core (measured: about half the speed on two cores).
 CHUNK_FILES = 64
@@ -220,14 +213,13 @@ def connect() -> duckdb.DuckDBPyConnection:
     return duckdb.connect(":memory:")
 
 
-def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple[int, str | None]]]:
+def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple[int, str]]]:
     """The Arrow table of ``batch`` (``_arrow_batch``), its file indexes, and the files that are
-    unreadable, not UTF-8, or hold a lone surrogate escape (reason ``None``: DuckDB would read
-    it, ``load_trace`` says why not). It runs on the reader thread, so joining the bytes overlaps
-    parsing."""
+    unreadable or not UTF-8. It runs on the reader thread, so joining the bytes overlaps parsing.
+    (A lone surrogate escape DuckDB's parser refuses itself: such a file is a problem.)"""
     indexes: list[int] = []
     contents: list[bytes] = []
-    problems: list[tuple[int, str | None]] = []
+    problems: list[tuple[int, str]] = []
     for index, path in batch:
         try:
             data = path.read_bytes()
@@ -240,9 +232,6 @@ def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple
             except UnicodeDecodeError:
                 problems.append((index, "not UTF-8 text"))
                 continue
-        if _SURROGATE_ESCAPE.search(data) and _LONE_SURROGATE_ESCAPE.search(data):  # load_trace says why
-            problems.append((index, None))
-            continue
         indexes.append(index)
         contents.append(data)
     return _arrow_batch(indexes, contents), indexes, problems

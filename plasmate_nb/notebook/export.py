@@ -508,11 +508,11 @@ _JSON_TEXT = "JSON text"  # the label of a document given as text rather than a 
 
 def is_json_text(source: object) -> bool:
     """Whether a string source is JSON text rather than a path: it starts as JSON does and names
-    no file (``"[run 1].json"`` is a path)."""
+    nothing that exists (``"[run 1].json"`` and a folder ``"[batch 1]"`` are paths)."""
     if not isinstance(source, str) or not source.lstrip().startswith(("{", "[")):
         return False
     try:
-        return not Path(source).is_file()
+        return not Path(source).exists()
     except (OSError, ValueError):  # far too long, or a NUL, for a file name
         return True
 
@@ -627,6 +627,7 @@ def load_traces(
     trace_ids: list[str] = []
     source_files: list[str | None] = []
     merged: dict[str, list[Any]] = {name: [] for name in EVENT_COLUMNS}
+    spans: list[tuple[str | None, int, int]] = []  # each document's rows, for naming a failing one
     for source in sources:
         document, label = _parse(source)
         document = _unwrap_close_payload(document)
@@ -642,18 +643,29 @@ def load_traces(
             reason = str(exc) if isinstance(exc, ValueError) else f"a malformed event ({type(exc).__name__})"
             raise TraceFormatError("$.events", reason, label) from None
         _check_counters(document, label, columns["sequence"])
+        spans.append((label, len(trace_ids), len(trace_ids) + len(document["events"])))
         trace_ids.extend([document["trace_id"]] * len(document["events"]))
         source_files.extend([None if label == _JSON_TEXT else label] * len(columns["sequence"]))
         for name, values in columns.items():
             merged[name].extend(values)
     try:
         return frame(merged, leading={"trace_id": (trace_ids, STRING), "source_file": (source_files, STRING)})
-    except (TypeError, ValueError) as exc:  # a value of the wrong type slipped past the shape checks
+    except (TypeError, ValueError, OverflowError) as exc:  # a value a column cannot hold got past the checks
         # pandas' own message may quote the value (which may be what the export should not hold).
-        raise TraceFormatError(
-            "$.events",
-            f"a value has the wrong type ({type(exc).__name__}); load it with load_trace() for its path",
-        ) from None
+        failure = f"a value no table column holds ({type(exc).__name__}); load_trace() gives its path"
+        raise TraceFormatError("$.events", failure, _first_failing(merged, spans)) from None
+
+
+def _first_failing(merged: dict[str, list[Any]], spans: list[tuple[str | None, int, int]]) -> str | None:
+    """The label of the first document whose rows alone cannot make a table (rare: only then)."""
+    from ._tables import frame
+
+    for label, start, end in spans:
+        try:
+            frame({name: values[start:end] for name, values in merged.items()}, leading={})
+        except (TypeError, ValueError, OverflowError):
+            return label
+    return None
 
 
 _DEFS = schema()["$defs"]
@@ -670,6 +682,13 @@ _PARAMETER_NAMES = frozenset(
     for name in rule["then"]["properties"]["parameters"].get("properties", {})
 )
 _INT64_MAX = 2**63 - 1  # the largest count a table column holds
+
+
+def _is_count(value: Any) -> bool:
+    """A JSON integer (``3.0`` is one too) a table column holds."""
+    if type(value) is float and value.is_integer():
+        value = int(value)
+    return type(value) is int and 0 <= value <= _INT64_MAX
 
 
 def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -693,14 +712,14 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
         raise ValueError("unknown action or outcome")
     if not all(
         (outcome == "error") == (error_class in _ERROR_CLASSES)
-        and (outcome == "error" or error_class is None)
         for outcome, error_class in zip(columns["outcome"], columns["error_class"], strict=True)
-    ):
+    ) or any("error_class" in event for event in events if event["outcome"] == "success"):
         raise ValueError("an error class that does not match the outcome")
-    if not all(type(d) is int and 0 <= d <= _INT64_MAX for d in columns["duration_ms"]):
+    if not all(_is_count(d) for d in columns["duration_ms"]):
         raise ValueError("a duration that is not a count of milliseconds a table holds")
     origins = {*columns["before_origin"], *columns["after_origin"]} - {None}
-    if not all(type(o) is str and _ORIGIN.fullmatch(o) for o in origins):
+    # Matched as the schema's validator matches a pattern (a search, anchored by the pattern).
+    if not all(type(o) is str and _ORIGIN.match(o) for o in origins):
         raise ValueError("an origin not of the form scheme://host:port")
     if not all(role is None or (type(role) is str and role) for role in columns["target_role"]):
         raise ValueError("a target role that is not a word")

@@ -113,8 +113,11 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
+        raw = scope.get("headers") or []
+        headers = dict(raw)
         refusal = self._refusal(headers)
+        if refusal is None and sum(name == b"origin" for name, _ in raw) > 1:  # which one would count?
+            refusal = _jsonrpc_error(403, "Forbidden Origin")
         if refusal is None and b"origin" in headers:
             # Allowed as compared (lower case, no trailing "/"): the SDK, which checks again by
             # exact match, sees it in that form.

@@ -32,14 +32,23 @@ def clean_text(text: str) -> str:
     return text
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# What a table, an HTML page or a terminal cannot take as it is: control characters, and the lone
+# surrogates that stand for the bytes of a file name that is not UTF-8 (os.fsdecode).
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x80 or 0xDC80 <= code <= 0xDCFF:  # a C0 control or DEL; a byte of a non-UTF-8 name
+        return f"\\x{code & 0xFF:02x}"
+    return f"\\u{code:04x}"  # a C1 control, another lone surrogate
 
 
 def file_label(path: object) -> str:
-    """A file's path as tables, messages and a terminal show it: text that encodes (a name that is
-    not UTF-8 shows U+FFFD) with control characters escaped (a name can hold a terminal escape
-    sequence)."""
-    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", clean_text(str(path)))
+    """A file's path as tables, messages and a terminal show it: a byte of a name that is not
+    UTF-8 and a control character (a name can hold a terminal escape sequence) as escapes, so
+    different names keep different labels. A label with an escape is a display form, not the path."""
+    return _UNSHOWN.sub(_shown, str(path))
 
 
 def escape_surrogates(text: str) -> str:

@@ -41,6 +41,11 @@ def strict_loads(text: str) -> Any:
     Traceback (most recent call last):
     JsonTextError: a key appears twice in one object
     """
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a str given as text can hold one unescaped
+            raise JsonTextError("a lone surrogate (half of a UTF-16 pair), which is not text") from None
     try:
         document = _DECODER.decode(text)
     except RecursionError:

@@ -17,7 +17,7 @@ from plasmate_nb.trace import TraceLog
 from plasmate_nb.trace.compact import file_label
 
 HOSTILE = os.fsdecode(b"run\xff\x1b]0;pwned\x07\x1b[2J.json")  # not UTF-8, and terminal escapes
-SHOWN = "run\ufffd\\x1b]0;pwned\\x07\\x1b[2J.json"
+SHOWN = "run\\xff\\x1b]0;pwned\\x07\\x1b[2J.json"
 
 
 def _folder(tmp_path: Path) -> Path:
@@ -28,6 +28,22 @@ def _folder(tmp_path: Path) -> Path:
 def test_the_label_of_a_name_is_text_with_its_controls_escaped() -> None:
     assert file_label(HOSTILE) == SHOWN
     assert file_label(Path("a/b.json")) == "a/b.json"
+    names = [
+        os.fsdecode(b"run\xff.json"),
+        os.fsdecode(b"run\xfe.json"),
+        "run\ufffd.json",
+        "x\x85.json",
+        "x\x05.json",
+    ]
+    assert len({file_label(name) for name in names}) == len(names)  # different names, different labels
+
+
+def test_a_file_that_is_not_an_export_under_such_a_name_is_a_named_problem(tmp_path: Path) -> None:
+    (tmp_path / HOSTILE).write_bytes(b'{"schema": "\xff"}')  # not UTF-8: found while reading
+    (tmp_path / "ok.json").write_text(json.dumps(TraceLog(True).export(str(uuid.uuid4()))))
+    problems = pnb.fleet(tmp_path).problems
+    assert list(problems["file"]) == [SHOWN]
+    assert SHOWN in problems["error"].iloc[0] and "\x1b" not in problems["error"].iloc[0]
 
 
 def test_every_reader_takes_and_shows_such_a_name(tmp_path: Path) -> None:
@@ -59,6 +75,9 @@ def test_a_relative_path_that_starts_like_json_is_a_path(tmp_path: Path, monkeyp
     Path("[run 1].json").write_text(json.dumps(TraceLog(True).export(str(uuid.uuid4()))))
     assert pnb.load_trace("[run 1].json").payload["events"] == []
     assert pnb.audit("[run 1].json").documents == 1
+    Path("[batch 1]").mkdir()
+    Path("[batch 1]/a.json").write_text(Path("[run 1].json").read_text())
+    assert pnb.audit("[batch 1]").documents == 1  # a folder is a path too
     with pytest.raises(pnb.TraceFormatError, match=r"in JSON text: \$"):
         pnb.load_trace("[1, 2]")  # no such file: JSON text, as before
 

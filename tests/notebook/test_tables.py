@@ -206,6 +206,12 @@ FAST_PATH_BREAKS = {  # each breaks the schema where the fast path's columns do 
     "a class on a success": lambda d: _first(d, lambda e: e["outcome"] == "success").update(
         error_class="policy"
     ),
+    "a null class on a success": lambda d: _first(d, lambda e: e["outcome"] == "success").update(
+        error_class=None
+    ),
+    "pixels no table holds": lambda d: _first(d, lambda e: e["action"] == "scroll")["parameters"].update(
+        pixels=2**64
+    ),
     "an event of another schema": lambda d: d["events"][0].update(schema="plasmate.trace.v2"),
     "a state key more": lambda d: d["events"][0]["after"].update(url="https://bank.test/"),
 }
@@ -230,6 +236,23 @@ def test_a_surrogate_pair_escape_is_one_character(export) -> None:
         event["target"]["role"] for event in nb.load_trace(text).payload["events"] if event.get("target")
     ]
     assert roles[0].startswith("\U0001f600")
+
+
+def test_json_text_holding_a_raw_lone_surrogate_is_refused(export) -> None:
+    text = json.dumps(export.payload, ensure_ascii=False).replace('"role": "', '"role": "\ud800', 1)
+    with pytest.raises(nb.TraceFormatError, match=r"JSON text: \$: invalid JSON \(a lone surrogate"):
+        nb.load_trace(text)
+
+
+@pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
+def test_schema_valid_values_the_fast_path_takes_too(export, tmp_path: Path) -> None:
+    """A JSON integer may be written 3.0; the fast path reads what the schema does."""
+    document = copy.deepcopy(export.payload)
+    document["events"][0]["duration_ms"] = 3.0
+    path = tmp_path / "float.json"
+    path.write_text(json.dumps(document))
+    nb.load_trace(path)
+    assert nb.load_traces([path])["duration_ms"].iloc[0] == 3
 
 
 def test_a_file_that_is_not_utf8_names_itself(tmp_path: Path) -> None:

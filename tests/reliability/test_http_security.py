@@ -99,6 +99,18 @@ async def test_an_allowed_origin_is_allowed_in_any_case_and_with_a_trailing_slas
             assert response.status_code == 200 and "serverInfo" in response.json()["result"], origin
         refused = await _post(server.url, {**auth, "origin": "http://foo.example:8081"})
         assert refused.status_code == 403 and refused.json()["error"]["message"] == "Forbidden Origin"
+        async with httpx2.AsyncClient(timeout=30) as client:  # two Origins: which would count?
+            twice = await client.post(
+                server.url,
+                content=INITIALIZE,
+                headers=[
+                    *HEADERS.items(),
+                    *auth.items(),
+                    ("origin", "http://evil.test"),
+                    ("origin", "http://foo.example:8080"),
+                ],
+            )
+        assert twice.status_code == 403 and twice.json()["error"]["message"] == "Forbidden Origin"
 
 
 async def test_connections_beyond_the_cap_are_closed_at_once_and_others_are_served(monkeypatch) -> None:
