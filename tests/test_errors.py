@@ -93,6 +93,9 @@ CASES = [
      "Invalid arguments: unknown field `x`, expected `session_id`", "invalid_input"),
     ("handle_too_long", errors.handle_too_long("session_id"), "Invalid arguments: session_id exceeds 64 bytes",
      "invalid_input"),
+    ("unsendable_text", errors.unsendable_text("text"),
+     "Invalid arguments: `text` holds a lone UTF-16 surrogate (half of a character), which cannot be sent "
+     "as JSON over MCP; remove it or pass the whole character", "invalid_input"),
     ("invalid_field_type", errors.invalid_field_type("cookies.0", "an object"),
      "Invalid arguments: invalid type for `cookies.0`: expected an object", "invalid_input"),
     # the stateless page tools

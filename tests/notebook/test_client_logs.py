@@ -24,7 +24,7 @@ def test_debug_logs_of_a_session_hold_no_typed_text_and_no_url_query(
     with caplog.at_level(logging.DEBUG), nb.Session(transport) as s:
         page = s.open(f"{login_url}?invite={MARK}-url", trace=True)
         s.type_text(page.find(label="Password"), f"{MARK}-typed")
-    if backend == "http":  # the capture works: the SDK's HTTP client logs its requests' steps
-        assert any(record.name.startswith("mcp.client") for record in caplog.records)
+    if backend == "http":  # the capture works: the HTTP client logs each request's steps at DEBUG
+        assert any(record.levelno == logging.DEBUG for record in caplog.records)
     leaked = [record.getMessage()[:120] for record in caplog.records if MARK in record.getMessage()]
     assert leaked == []
