@@ -32,6 +32,7 @@ from plasmate_nb import errors
 from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.client._payload import payload_or_raise
 from plasmate_nb.client.base import CallListener, CallListeners, ToolError, session_id_of
+from plasmate_nb.trace.compact import is_text
 
 CALL_TIMEOUT_S = 120.0
 # Records of the SDK's HTTP client that quote a whole JSON-RPC message (see _WithoutMessages).
@@ -74,11 +75,7 @@ def _unsendable(value: Any, name: str = "") -> str | None:
     cannot write one as JSON, and its writer closes the connection trying: every later call of
     the session would fail. (In process, where nothing is written, such text is typed as is.)"""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return name or "the arguments"
-        return None
+        return None if is_text(value) else name or "the arguments"
     items = (
         value.items()
         if isinstance(value, dict)

@@ -21,6 +21,8 @@ from typing import Any
 import mcp_types as types
 from pydantic import ValidationError
 
+from plasmate_nb.trace.compact import is_text
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 TOO_DEEP = "Parse error: the frame is nested too deeply"
@@ -44,7 +46,7 @@ def malformed_frame_error(frame: str | bytes) -> types.JSONRPCError | None:
         return _error(None, INVALID_REQUEST, "Invalid Request: a frame must be one JSON-RPC object")
     request_id = message.get("id")
     has_id = "id" in message and request_id is not None
-    if isinstance(request_id, str) and not _is_text(request_id):  # an answer could not carry it
+    if isinstance(request_id, str) and not is_text(request_id):  # an answer could not carry it
         return _error(None, PARSE_ERROR, UNREADABLE_TEXT)
     if has_id and not _is_request_id(request_id):
         return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")
@@ -128,18 +130,9 @@ def _top_level_id(frame: str | bytes) -> Any:
 
 
 def _is_request_id(value: Any) -> bool:
-    return (isinstance(value, str) and _is_text(value)) or (
+    return (isinstance(value, str) and is_text(value)) or (
         isinstance(value, int) and not isinstance(value, bool)
     )
-
-
-def _is_text(value: str) -> bool:
-    """Whether ``value`` can be written as UTF-8 (a lone surrogate escape parses into one that cannot)."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _error(request_id: Any, code: int, message: str) -> types.JSONRPCError:

@@ -23,13 +23,19 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def clean_text(text: str) -> str:
-    """``text`` with each lone surrogate replaced by U+FFFD, so it always encodes as UTF-8."""
+def is_text(text: str) -> bool:
+    """Whether ``text`` encodes as UTF-8: it holds no lone surrogate (page text, a lone surrogate
+    escape in JSON and a file name that is not UTF-8 can each bring one)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
+        return False
+    return True
+
+
+def clean_text(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so it always encodes as UTF-8."""
+    return text if is_text(text) else _SURROGATE.sub("\ufffd", text)
 
 
 # What a table, an HTML page or a terminal cannot take as it is: control characters, and the lone

@@ -14,6 +14,8 @@ import json
 import re
 from typing import Any
 
+from .compact import is_text
+
 # A surrogate escape in the text: only then can a parsed string hold a lone surrogate (a file
 # read as UTF-8 cannot carry one otherwise). Pairs are fine; they are checked after parsing.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -41,11 +43,8 @@ def strict_loads(text: str) -> Any:
     Traceback (most recent call last):
     JsonTextError: a key appears twice in one object
     """
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a str given as text can hold one unescaped
-            raise JsonTextError("a lone surrogate (half of a UTF-16 pair), which is not text") from None
+    if not text.isascii() and not is_text(text):  # a str given as text can hold one unescaped
+        raise JsonTextError("a lone surrogate (half of a UTF-16 pair), which is not text")
     try:
         document = _DECODER.decode(text)
     except RecursionError:
@@ -60,9 +59,7 @@ def _holds_lone_surrogate(document: Any) -> bool:
     while stack:
         value = stack.pop()
         if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
+            if not is_text(value):
                 return True
         elif isinstance(value, dict):
             stack.extend(value.keys())
