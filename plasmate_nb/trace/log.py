@@ -193,11 +193,12 @@ class TraceLog:
         }
 
     def target(self, page: PageState, element_id: Any) -> dict[str, Any] | None:
-        """The ReplayTarget of SOM element ``element_id`` of ``page``, or ``None``."""
+        """The ReplayTarget of SOM element ``element_id`` of ``page``, or ``None``: also for an
+        element without a role, which no SOM of the compiler has (a target's role is a word)."""
         if page.som is None or not isinstance(element_id, str):
             return None
         element = find_element(page.som, element_id)
-        return None if element is None else self._target_of(element)
+        return None if element is None or _role(element) is None else self._target_of(element)
 
     def _target_of(self, element: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -414,7 +415,7 @@ class TraceLog:
 
 def _role(element: Mapping[str, Any]) -> str | None:
     role = element.get("role")
-    return clean_text(role) if isinstance(role, str) else None
+    return clean_text(role) if isinstance(role, str) and role else None
 
 
 def _role_is(element: Mapping[str, Any], role: Any) -> bool:
@@ -422,4 +423,4 @@ def _role_is(element: Mapping[str, Any], role: Any) -> bool:
     raw = element.get("role")
     if isinstance(raw, str) and not raw.isascii():
         return bool(clean_text(raw) == role)
-    return bool((raw if isinstance(raw, str) else None) == role)
+    return bool((raw if isinstance(raw, str) and raw else None) == role)

@@ -43,6 +43,8 @@ PAGES = [
     # An element whose role alone is larger than an event may be: acting on it is oversized.
     page(f"{ORIGIN}/huge", som(element("e1", "r" * 5000, actions=["click"]))),
     page("data:text/html,<p>opaque</p>", som(email_input("e3"))),
+    # Elements without a role (no SOM of the compiler has them): acting on them records no target.
+    page(f"{ORIGIN}/roleless", som({"id": "e1", "actions": ["click"]}, element("e2", "", actions=["type"]))),
 ]
 ELEMENT_ACTIONS = ("click", "type_text", "select_option", "toggle", "clear")
 ERRORS = (

@@ -583,6 +583,14 @@ def test_target_is_none_without_som_match_or_string_id(page_now: PageState, elem
     assert TraceLog(True).target(page_now, element_id) is None
 
 
+@pytest.mark.parametrize("role", [None, "", 5, ["button"]])
+def test_an_element_without_a_role_gives_no_target(role: object) -> None:
+    # A target's role is a word (the schema's minLength 1): recording null or "" would write an
+    # export its own reader refuses.
+    roleless = {"id": "e1", "actions": ["click"]} | ({} if role is None else {"role": role})
+    assert TraceLog(True).target(page(URL, som(roleless)), "e1") is None
+
+
 def test_log_repr_shows_no_key_or_content() -> None:
     log = log_with_known_key()
     record_simple(log)
