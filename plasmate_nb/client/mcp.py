@@ -32,7 +32,7 @@ from plasmate_nb import errors
 from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.client._payload import payload_or_raise
 from plasmate_nb.client.base import CallListener, CallListeners, ToolError, session_id_of
-from plasmate_nb.trace.compact import is_text
+from plasmate_nb.trace.compact import not_text_at
 
 CALL_TIMEOUT_S = 120.0
 # Records of the SDK's HTTP client that quote a whole JSON-RPC message (see _WithoutMessages).
@@ -70,27 +70,12 @@ def _quiet_sdk_messages() -> None:
 _quiet_sdk_messages()
 
 
-def _unsendable(value: Any, name: str = "") -> str | None:
+def _unsendable(arguments: Any) -> str | None:
     """The argument (dotted path) whose text holds a lone UTF-16 surrogate, or None. The SDK
     cannot write one as JSON, and its writer closes the connection trying: every later call of
     the session would fail. (In process, where nothing is written, such text is typed as is.)"""
-    if isinstance(value, str):
-        return None if is_text(value) else name or "the arguments"
-    items = (
-        value.items()
-        if isinstance(value, dict)
-        else enumerate(value)
-        if isinstance(value, list | tuple)
-        else ()
-    )
-    for key, item in items:
-        inner = f"{name}.{key}" if name else str(key)
-        if isinstance(key, str) and _unsendable(key) is not None:
-            return name or "the arguments"
-        found = _unsendable(item, inner)
-        if found is not None:
-            return found
-    return None
+    path = not_text_at(arguments)
+    return None if path is None else ".".join(map(str, path)) or "the arguments"
 
 
 def _leaves(error: BaseException) -> Iterator[BaseException]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from ..trace.compact import file_label, utf8_len
 from ..trace.constants import SCHEMA
@@ -506,7 +506,7 @@ def _check_counters(document: dict[str, Any], source: str | None, sequences: lis
 _JSON_TEXT = "JSON text"  # the label of a document given as text rather than a file
 
 
-def is_json_text(source: object) -> bool:
+def is_json_text(source: object) -> TypeGuard[str]:
     """Whether a string source is JSON text rather than a path: it starts as JSON does and names
     nothing that exists (``"[run 1].json"`` and a folder ``"[batch 1]"`` are paths)."""
     if not isinstance(source, str) or not source.lstrip().startswith(("{", "[")):
@@ -520,7 +520,7 @@ def is_json_text(source: object) -> bool:
 def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
     if isinstance(source, dict):
         return source, None
-    if isinstance(source, str) and is_json_text(source):
+    if is_json_text(source):
         label = _JSON_TEXT
         text = source
     else:
@@ -580,7 +580,7 @@ def load_traces(
     validate: Literal["fast", "full"] = "fast",
     engine: Literal["auto", "pandas", "duckdb"] = "auto",
 ) -> ReadableFrame:
-    """Read many exported traces into one events table: every event column, after ``trace_id`` and ``source_file``.
+    """Read many exported traces into one events table, with ``trace_id`` and ``source_file``.
 
     ``sources``: a folder (every ``*.json`` in it, sorted), or paths / JSON texts / dicts;
     ``source_file`` is the file each row came from (empty for JSON texts and dicts).
@@ -595,8 +595,9 @@ def load_traces(
     on every core, with no Python object per event until the table is built. Its checks are
     fewer: the envelope, each event's action, outcome, error class and duration, the counters;
     a value of the wrong type is converted where DuckDB can, and of a key given twice it reads
-    the first (``load_trace`` and ``pnb.audit`` refuse such a file). ``"auto"`` (the default) uses it for more than ``AUTO_DUCKDB_FILES`` files;
-    ``pnb.fleet(folder)`` summarises folders too big for one table without building it.
+    the first (``load_trace`` and ``pnb.audit`` refuse such a file). ``"auto"`` (the default)
+    uses it for more than ``AUTO_DUCKDB_FILES`` files; ``pnb.fleet(folder)`` summarises folders
+    too big for one table without building it.
 
     >>> table = load_traces("traces/")
     >>> table.groupby("source_file")["action"].value_counts()
@@ -693,9 +694,10 @@ def _is_count(value: Any) -> bool:
 
 def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """The event columns, after the checks a table's reader relies on: every key one the schema
-    names for its place (a parameter's, for some action), known actions, outcomes and error classes (an error with one, a success
-    without), durations that are whole, non-negative counts a table holds, origins of the
-    contract's form, roles that are words. Anything else raises: the full schema says where."""
+    names for its place (a parameter's, for some action), known actions, outcomes and error
+    classes (an error with one, a success without), durations that are whole, non-negative
+    counts a table holds, origins of the contract's form, roles that are words. Anything else
+    raises: the full schema says where."""
     from ._tables import event_columns
 
     columns = event_columns(events)

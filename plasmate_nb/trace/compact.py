@@ -33,6 +33,34 @@ def is_text(text: str) -> bool:
     return True
 
 
+def not_text_at(value: Any) -> tuple[str | int, ...] | None:
+    """Where a JSON-shaped ``value`` holds a string that is not text (``is_text``): the keys and
+    indexes leading to it (to the object, for such a key; ``()`` for the value itself), the first
+    in document order, or None. Iterative: any nesting depth is fine."""
+    # Each entry: a value and the link (key, parent link) to it; a path is built only when found.
+    pending: list[tuple[Any, tuple[Any, Any] | None]] = [(value, None)]
+    while pending:
+        item, link = pending.pop()
+        if isinstance(item, str):
+            if not is_text(item):
+                return _path(link)
+        elif isinstance(item, dict):
+            if any(isinstance(key, str) and not is_text(key) for key in item):
+                return _path(link)
+            pending.extend((inner, (key, link)) for key, inner in reversed(item.items()))
+        elif isinstance(item, list | tuple):
+            pending.extend((item[i], (i, link)) for i in range(len(item) - 1, -1, -1))
+    return None
+
+
+def _path(link: tuple[Any, Any] | None) -> tuple[str | int, ...]:
+    keys = []
+    while link is not None:
+        key, link = link
+        keys.append(key)
+    return tuple(reversed(keys))
+
+
 def clean_text(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD, so it always encodes as UTF-8."""
     return text if is_text(text) else _SURROGATE.sub("\ufffd", text)

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from .compact import is_text
+from .compact import is_text, not_text_at
 
 # A surrogate escape in the text: only then can a parsed string hold a lone surrogate (a file
 # read as UTF-8 cannot carry one otherwise). Pairs are fine; they are checked after parsing.
@@ -49,21 +49,6 @@ def strict_loads(text: str) -> Any:
         document = _DECODER.decode(text)
     except RecursionError:
         raise JsonTextError("nested too deeply to read") from None
-    if _SURROGATE_ESCAPE.search(text) and _holds_lone_surrogate(document):
+    if _SURROGATE_ESCAPE.search(text) and not_text_at(document) is not None:
         raise JsonTextError("a lone surrogate escape (half of a UTF-16 pair), which is not text")
     return document
-
-
-def _holds_lone_surrogate(document: Any) -> bool:
-    stack = [document]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            if not is_text(value):
-                return True
-        elif isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return False
