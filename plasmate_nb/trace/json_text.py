@@ -1,54 +1,70 @@
 """Reading an export's JSON text as the reference's reader does: strictly, one meaning per file.
 
 Python's ``json`` module keeps the last of two equal keys, reads a lone surrogate escape into a
-string that cannot be written as UTF-8, and raises ``RecursionError`` on deep nesting. serde_json,
-reading into the reference's structs, refuses a field given twice and a lone surrogate. Every
-reader of exports (``load_trace``, ``load_traces``, ``pnb.audit``, ``pnb.compare``) parses with
-:func:`strict_loads`, so a key given twice cannot hide a value from one reader that another shows,
-and a file that parses here displays and writes back. Messages never quote the text.
+string that cannot be written as UTF-8, and accepts ``NaN``. serde_json, reading into the
+reference's structs, refuses all three. Every reader of exports (``load_trace``, ``load_traces``,
+``pnb.audit``, ``pnb.compare``) parses with :func:`strict_loads`, which reads as serde_json does
+(jiter, a JSON parser in Rust after it, with its duplicate-key check; about as fast as ``json``),
+so a key given twice cannot hide a value from one reader that another shows, and a file that
+parses here displays and writes back. Messages never quote the text.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from .compact import is_text, not_text_at
+import jiter
 
-# A surrogate escape in the text: only then can a parsed string hold a lone surrogate (a file
-# read as UTF-8 cannot carry one otherwise). Pairs are fine; they are checked after parsing.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# jiter's message: what went wrong, then " at line L column C".
+_MESSAGE = re.compile(r"(?P<what>.*) at line (?P<line>\d+) column (?P<column>\d+)", re.DOTALL)
+# What the reference's reader refuses that Python's ``json`` reads, in our words (the duplicate-key
+# message quotes the key, which can be the very secret a writer hid there).
+_REFUSALS = (
+    ("duplicate key", "a key appears twice in one object"),
+    ("surrogate", "a lone surrogate escape (half of a UTF-16 pair), which is not text"),
+    ("end of hex escape", "a lone surrogate escape (half of a UTF-16 pair), which is not text"),
+    ("recursion limit", "nested too deeply to read"),
+    ("number out of range", "a number too long to read"),
+)
 
 
 class JsonTextError(ValueError):
-    """Valid for Python's ``json``, refused by a strict reader; the message says why, not where."""
+    """Not JSON text a strict reader reads; the message says why and where, never what is there.
 
+    ``line`` and ``column`` (1-based lines, as jiter counts) are None when the text as a whole
+    is refused.
+    """
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise JsonTextError("a key appears twice in one object")
-    return document
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+    def __init__(self, why: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(why if line is None else f"{why} at line {line} column {column}")
+        self.why, self.line, self.column = why, line, column
 
 
 def strict_loads(text: str) -> Any:
-    """``json.loads(text)``, refusing a key given twice in one object, a lone surrogate escape and
-    nesting too deep to read (``JsonTextError``); invalid JSON raises ``json.JSONDecodeError``.
+    """``json.loads(text)`` as serde_json reads it: refuses a key given twice in one object, a lone
+    surrogate (escaped or not), ``NaN``/``Infinity``, nesting deeper than 200 and anything else
+    that is not JSON text, with ``JsonTextError``.
 
     >>> strict_loads('{"a": 1, "a": 2}')
     Traceback (most recent call last):
-    JsonTextError: a key appears twice in one object
+    JsonTextError: a key appears twice in one object at line 1 column 14
     """
-    if not text.isascii() and not is_text(text):  # a str given as text can hold one unescaped
-        raise JsonTextError("a lone surrogate (half of a UTF-16 pair), which is not text")
     try:
-        document = _DECODER.decode(text)
-    except RecursionError:
-        raise JsonTextError("nested too deeply to read") from None
-    if _SURROGATE_ESCAPE.search(text) and not_text_at(document) is not None:
-        raise JsonTextError("a lone surrogate escape (half of a UTF-16 pair), which is not text")
-    return document
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a str given as text can hold one unescaped
+        raise JsonTextError("a lone surrogate (half of a UTF-16 pair), which is not text") from None
+    try:
+        # No string cache: nothing of a refused file stays in the process.
+        return jiter.from_json(data, allow_inf_nan=False, cache_mode="none", catch_duplicate_keys=True)
+    except ValueError as error:
+        raise _refusal(str(error)) from None
+
+
+def _refusal(message: str) -> JsonTextError:
+    found = _MESSAGE.fullmatch(message)
+    what = found["what"] if found else message
+    why = next((ours for theirs, ours in _REFUSALS if theirs in what.lower()), None)
+    if why is None:
+        why = what if '"' not in what and "'" not in what else "not JSON text"
+    return JsonTextError(why, int(found["line"]), int(found["column"])) if found else JsonTextError(why)
