@@ -19,7 +19,7 @@ import pandas as pd
 
 from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
-from plasmate_nb.notebook._html import box, cell, table
+from plasmate_nb.notebook._html import box, cell, counted, table
 from plasmate_nb.notebook.export import is_json_text
 from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import SCHEMA
@@ -102,12 +102,11 @@ class AuditReport:
         """One line: how many exports were audited and what was found.
 
         >>> report.summary()
-        '3 export(s) audited: clean'
+        '3 exports audited: clean'
         """
-        found = len(self.findings)
-        unread = f", {self.unreadable} unreadable" if self.unreadable else ""
-        return f"{self.documents} export(s) audited{unread}: " + (
-            "clean" if self.ok else f"{found} finding(s)"
+        unread = f", {self.unreadable:,} unreadable" if self.unreadable else ""
+        return f"{counted(self.documents, 'export')} audited{unread}: " + (
+            "clean" if self.ok else counted(len(self.findings), "finding")
         )
 
     def __repr__(self) -> str:
@@ -123,7 +122,7 @@ class AuditReport:
         rows = [[record[name] for name in shown] for record in records]
         more = len(self.findings) - 500
         tail = f"<div>… and {more} more (see .findings)</div>" if more > 0 else ""
-        return box("plasmate.trace.v1 audit", head + table(shown, rows) + tail)
+        return box("plasmate.trace.v1 audit", head + table(shown, rows, names=("source",)) + tail)
 
 
 def audit(*sources: Any) -> AuditReport:

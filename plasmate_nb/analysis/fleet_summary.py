@@ -13,14 +13,17 @@ Polars or DuckDB when one machine is no longer enough.
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from plasmate_nb.notebook._export_sql import BATCH_FILES, LEAN_COLUMNS, connect, events_sql, scan
-from plasmate_nb.notebook._html import box, cell
+from plasmate_nb.notebook._html import Figure, box, cell, counted, table
 from plasmate_nb.notebook.export import COUNTERS, FinalTraceOmitted, TraceFormatError, load_trace
 from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import COARSE_ACTIONS, MAX_BYTES, MAX_EVENTS, UNSUPPORTED_REPLAY_ACTIONS
@@ -79,7 +82,8 @@ class Fleet:
         self.folder = folder
         self._files = files
         self._omitted = omitted
-        #: Files that could not be read as exports: ``file`` and ``error`` (the reason, from ``load_trace``).
+        #: Files that could not be read as exports: ``file`` and ``error`` (the JSON path and the
+        #: reason, as ``load_trace`` gives them).
         self.problems = problems
 
     # -- queries --------------------------------------------------------------------------
@@ -303,8 +307,10 @@ class Fleet:
     def _repr_html_(self) -> str:
         totals = self.totals
         head = (
-            f"<div>{totals['runs']:,} runs · {totals['events']:,} events · {totals['failures']:,} failures"
-            f" · {totals['omitted']:,} omitted final traces · {totals['problems']:,} problem files"
+            f"<div>{counted(totals['runs'], 'run')} · {counted(totals['events'], 'event')}"
+            f" · {counted(totals['failures'], 'failure')}"
+            f" · {counted(totals['omitted'], 'omitted final trace')}"
+            f" · {counted(totals['problems'], 'problem file')}"
             f" · replay candidates {self.replay_share:.1%} of events</div>"
         )
         sections = [
@@ -315,11 +321,15 @@ class Fleet:
             ("By origin (top 15)", self.by_origin.head(15)),
         ]
         body = head + "".join(
-            f"<div><b>{cell(title)}</b></div>{table.to_html(float_format=_fmt, na_rep='')}"
-            for title, table in sections
+            f"<div><b>{cell(title)}</b></div>{_html_table(frame)}" for title, frame in sections
         )
         if len(self.problems):
-            body += "<div><b>Problem files</b></div>" + self.problems.head(20).to_html(index=False)
+            shown = self.problems.head(20)
+            body += "<div><b>Problem files</b></div>" + table(
+                ("file", "error"), zip(shown["file"], shown["error"], strict=True), names=("file",)
+            )
+            if len(self.problems) > 20:
+                body += f"<div>… and {len(self.problems) - 20:,} more (see .problems)</div>"
         return box("Fleet of plasmate.trace.v1 exports", body)
 
     def __repr__(self) -> str:
@@ -330,8 +340,36 @@ class Fleet:
         )
 
 
-def _fmt(value: float) -> str:
-    return f"{value:,.3f}" if abs(value) < 1 else f"{value:,.1f}"
+# Columns that hold a fraction of a whole, shown as percentages.
+_SHARES = frozenset({"share", "failure_rate"})
+# Columns of milliseconds: shown with one decimal, whichever were whole.
+_TIMES = frozenset({"mean", "p50", "p90", "p99", "max"})
+
+
+def _html_table(frame: pd.DataFrame) -> str:
+    """``frame`` as an HTML table, its index the first column: counts with thousands separators,
+    shares as percentages, times to one decimal, flags as yes/no, absent values empty."""
+    frame = frame.reset_index()
+    columns = [str(c) for c in frame.columns]
+    rows = (
+        [_shown(value, column) for value, column in zip(row, columns, strict=True)]
+        for row in frame.itertuples(index=False)
+    )
+    return table(columns, rows)
+
+
+def _shown(value: Any, column: str) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Real):
+        if column in _SHARES:
+            return Figure(f"{float(value):.1%}")
+        if column in _TIMES:
+            return Figure(f"{float(value):,.1f}")
+        return Figure(f"{value:,}")
+    return value
 
 
 def _quoted(path: Path) -> str:
@@ -413,11 +451,7 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
     problems: list[tuple[str, str]] = []
     for index, reason in rejected:
         # Reasons found while reading (unreadable, not UTF-8) are phrased like load_trace's.
-        error = (
-            _reason(files[index])
-            if reason is None
-            else str(TraceFormatError("$", reason, file_label(files[index])))
-        )
+        error = _reason(files[index]) if reason is None else f"$: {reason}"
         if error is None:
             omitted += 1
         else:
@@ -432,7 +466,7 @@ def _reason(path: Path) -> str | None:
     try:
         trace = load_trace(path)
     except TraceFormatError as error:
-        return str(error)
+        return f"{error.path}: {error.reason}"  # the file is named beside it
     if isinstance(trace, FinalTraceOmitted):
         return None
     return "DuckDB could not read a value of this export with its contract type; load_trace() reads it"

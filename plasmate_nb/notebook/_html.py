@@ -23,20 +23,38 @@ def cell(value: Any) -> str:
     return "" if value is None else escape(clean_text(str(value)))
 
 
+class Figure(str):
+    """A number already written as text (``"7.7%"``, ``"5,001"``): a table aligns it as a number."""
+
+    __slots__ = ()
+
+
 # Inline styles, because notebook front ends right-align table cells and would do so to sentences.
+# A word too long for its column wraps where it must; a path or file name (no spaces to wrap at)
+# may break anywhere, or one long name would push every other column out of sight.
 _TEXT_CELL = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:break-word"
+_NAME_CELL = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:anywhere"
 _NUMBER_CELL = "text-align:right;vertical-align:top;font-variant-numeric:tabular-nums"
 
 
-def _td(value: Any) -> str:
-    number = isinstance(value, numbers.Number) and not isinstance(value, bool)  # numpy bools are not Numbers
-    return f"<td style='{_NUMBER_CELL if number else _TEXT_CELL}'>{cell(value)}</td>"
+def _td(value: Any, name: bool) -> str:
+    # numpy bools are not Numbers
+    number = isinstance(value, Figure) or (isinstance(value, numbers.Number) and not isinstance(value, bool))
+    style = _NUMBER_CELL if number else _NAME_CELL if name else _TEXT_CELL
+    return f"<td style='{style}'>{cell(value)}</td>"
 
 
-def table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> str:
-    """An HTML table: headers and text left-aligned and whole (they wrap), numbers right-aligned."""
+def table(header: Iterable[str], rows: Iterable[Iterable[Any]], *, names: Iterable[str] = ()) -> str:
+    """An HTML table: headers and text left-aligned and whole (they wrap), numbers right-aligned;
+    the columns ``names`` hold paths or file names, which may break anywhere."""
+    header = list(header)
+    name_columns = set(names)
+    is_name = [h in name_columns for h in header]
     head = "".join(f"<th style='text-align:left;vertical-align:bottom'>{cell(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(_td(v) for v in row) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>" + "".join(_td(v, name) for v, name in zip(row, is_name, strict=False)) + "</tr>"
+        for row in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

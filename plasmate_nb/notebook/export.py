@@ -84,6 +84,7 @@ class TraceFormatError(ValueError):
 
     def __init__(self, path: str, message: str, source: str | None = None) -> None:
         self.path = path
+        self.reason = message  # what is wrong there, without the file's name
         where = f" in {source}" if source else ""
         super().__init__(f"not a plasmate.trace.v1 export{where}: {path}: {message}")
 

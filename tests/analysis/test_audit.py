@@ -293,3 +293,16 @@ def test_an_integer_longer_than_python_reads_is_an_unreadable_input(tmp_path: Pa
     assert (report.documents, report.unreadable) == (0, 1)
     (message,) = report.findings["message"]
     assert message == "not valid JSON (a number too long to read at line 1 column 4350)"
+
+
+def test_the_html_lets_a_long_file_name_wrap_and_counts_in_words(tmp_path: Path) -> None:
+    # A path has no spaces to wrap at: unless it may break anywhere, one long name pushes every
+    # other column out of a notebook's view (seen in JupyterLab at 1000 and 1440 px).
+    path = tmp_path / ("L" * 200 + ".json")
+    path.write_text("[1,")
+    report = pnb.audit(path)
+    assert report.summary() == "0 exports audited, 1 unreadable: 1 finding"
+    html = report._repr_html_()
+    source_cell = html[html.index("<tbody>") :].split("</td>")[0]
+    assert "overflow-wrap:anywhere" in source_cell and "L" * 200 in source_cell
+    assert "overflow-wrap:anywhere" not in html.split("</td>")[4]  # the message wraps at words

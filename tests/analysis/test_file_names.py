@@ -43,7 +43,7 @@ def test_a_file_that_is_not_an_export_under_such_a_name_is_a_named_problem(tmp_p
     (tmp_path / "ok.json").write_text(json.dumps(TraceLog(True).export(str(uuid.uuid4()))))
     problems = pnb.fleet(tmp_path).problems
     assert list(problems["file"]) == [SHOWN]
-    assert SHOWN in problems["error"].iloc[0] and "\x1b" not in problems["error"].iloc[0]
+    assert problems["error"].iloc[0] == "$: not UTF-8 text" and "\x1b" not in problems.to_string()
 
 
 def test_every_reader_takes_and_shows_such_a_name(tmp_path: Path) -> None:

@@ -206,9 +206,12 @@ def test_malformed_files_are_reported_with_their_names(tmp_path: Path) -> None:
     assert sorted(problems.index) == sorted(bad)
     assert "invalid JSON" in problems["truncated.json"] and "not UTF-8" in problems["latin1.json"]
     assert "next_sequence" in problems["counters.json"] and "sequence" in problems["sequence.json"]
-    assert all(name in problems[name] for name in bad)  # each message names its file
+    # The file column names the file; the error says where in it and what, without repeating it.
+    assert not any(name in problems[name] for name in bad)
+    assert all(error.startswith("$") for error in problems)
     assert fleet.totals["runs"] == 3 and fleet.totals["problems"] == len(bad)
-    assert "Problem files" in fleet._repr_html_()
+    html = fleet._repr_html_()
+    assert "Problem files" in html and "6 problem files" in html
 
 
 def _reordered(export: dict) -> dict:
@@ -229,6 +232,11 @@ def test_fleet_views_and_plots(tmp_path: Path) -> None:
     assert "Bounds pressure" in html and "By action" in html and "replay candidates" in html
     assert "/checkout/pay" not in html and "?q=" not in html  # origins only, never paths or queries
     assert repr(fleet).startswith("Fleet(runs=15")
+    # Each table is one header row (its index a column), shares as percentages, flags as words.
+    assert 'class="dataframe"' not in html and html.count("<thead><tr>") == 5
+    rate = fleet.by_action["failure_rate"].iloc[0]
+    assert f">{rate:.1%}</td>" in html and (">yes</td>" in html or ">no</td>" in html)
+    assert "15 runs · " in html and "0 problem files" in html
     for kind in ("overview", "actions", "origins", "errors", "durations", "pressure"):
         figure = fleet.plot(kind)
         assert figure.axes, kind

@@ -203,7 +203,7 @@ def test_05_audit_and_fleets(jupyter_env: dict[str, str]) -> None:
     assert result["runs"] == 1502 and result["problems"] == 0
     assert result["loaded"] == result["events"] and result["partitions"] >= 10
     streams = _stream_text(notebook)
-    assert "select_option failed:" in streams and "audit: 2 export(s) audited: clean" in streams
+    assert "select_option failed:" in streams and "audit: 2 exports audited: clean" in streams
     assert re.search(r"first divergence at step \d+: ", streams)
     images = sum("image/png" in o.get("data", {}) for o in _outputs(notebook))
     assert images >= 2  # the overview and the origins plot
