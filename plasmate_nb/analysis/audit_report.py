@@ -243,7 +243,8 @@ def _path(path: Path) -> Iterator[_Document | _Unreadable]:
         yield _Unreadable(label, f"cannot read the file ({reason})")
         return
     if path.suffix == ".jsonl":
-        lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+        # Lines end at "\n" only: a JSON string may hold U+2028 or U+0085 raw, which splitlines() splits at.
+        lines = [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip()]
         if not lines:
             yield _Unreadable(label, "the file is empty")
         for number, line in lines:

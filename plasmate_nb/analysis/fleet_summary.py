@@ -13,7 +13,6 @@ Polars or DuckDB when one machine is no longer enough.
 from __future__ import annotations
 
 import functools
-import math
 import numbers
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -348,18 +347,19 @@ _TIMES = frozenset({"mean", "p50", "p90", "p99", "max"})
 
 def _html_table(frame: pd.DataFrame) -> str:
     """``frame`` as an HTML table, its index the first column: counts with thousands separators,
-    shares as percentages, times to one decimal, flags as yes/no, absent values empty."""
+    shares as percentages, times to one decimal, flags as yes/no, absent values empty; an origin
+    (a host name has no spaces to wrap at) may break anywhere."""
     frame = frame.reset_index()
     columns = [str(c) for c in frame.columns]
     rows = (
         [_shown(value, column) for value, column in zip(row, columns, strict=True)]
         for row in frame.itertuples(index=False)
     )
-    return table(columns, rows)
+    return table(columns, rows, names=("origin",))
 
 
 def _shown(value: Any, column: str) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+    if pd.api.types.is_scalar(value) and pd.isna(value):
         return ""
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
@@ -469,4 +469,4 @@ def _reason(path: Path) -> str | None:
         return f"{error.path}: {error.reason}"  # the file is named beside it
     if isinstance(trace, FinalTraceOmitted):
         return None
-    return "DuckDB could not read a value of this export with its contract type; load_trace() reads it"
+    return "$: DuckDB could not read a value of this export with its contract type; load_trace() reads it"

@@ -52,7 +52,7 @@ def table(header: Iterable[str], rows: Iterable[Iterable[Any]], *, names: Iterab
     is_name = [h in name_columns for h in header]
     head = "".join(f"<th style='text-align:left;vertical-align:bottom'>{cell(h)}</th>" for h in header)
     body = "".join(
-        "<tr>" + "".join(_td(v, name) for v, name in zip(row, is_name, strict=False)) + "</tr>"
+        "<tr>" + "".join(_td(v, i < len(is_name) and is_name[i]) for i, v in enumerate(row)) + "</tr>"
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -76,6 +76,8 @@ def _payload_field(name: str, doc: str, owner: str) -> property:
 class TraceFormatError(ValueError):
     """A document is not a plasmate.trace.v1 export; ``path`` is the failing JSON path.
 
+    ``reason`` is what is wrong there; the message adds the file's name.
+
     >>> try:
     ...     load_trace("not-a-trace.json")
     ... except TraceFormatError as error:

@@ -38,15 +38,16 @@ def not_text_at(value: Any) -> tuple[str | int, ...] | None:
     indexes leading to it (to the object, for such a key; ``()`` for the value itself), the first
     in document order, or None. Iterative: any nesting depth is fine."""
     # Each entry: a value and the link (key, parent link) to it; a path is built only when found.
+    # A key is checked when its value comes up, so keys and values are met in document order.
     pending: list[tuple[Any, tuple[Any, Any] | None]] = [(value, None)]
     while pending:
         item, link = pending.pop()
+        if link is not None and isinstance(link[0], str) and not is_text(link[0]):
+            return _path(link[1])
         if isinstance(item, str):
             if not is_text(item):
                 return _path(link)
         elif isinstance(item, dict):
-            if any(isinstance(key, str) and not is_text(key) for key in item):
-                return _path(link)
             pending.extend((inner, (key, link)) for key, inner in reversed(item.items()))
         elif isinstance(item, list | tuple):
             pending.extend((item[i], (i, link)) for i in range(len(item) - 1, -1, -1))

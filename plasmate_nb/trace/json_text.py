@@ -32,8 +32,8 @@ _REFUSALS = (
 class JsonTextError(ValueError):
     """Not JSON text a strict reader reads; the message says why and where, never what is there.
 
-    ``line`` and ``column`` (1-based lines, as jiter counts) are None when the text as a whole
-    is refused.
+    ``line`` (from 1) and ``column`` (in UTF-8 bytes, as jiter counts; 0 for empty text) are None
+    when the text as a whole is refused.
     """
 
     def __init__(self, why: str, line: int | None = None, column: int | None = None) -> None:
@@ -43,8 +43,9 @@ class JsonTextError(ValueError):
 
 def strict_loads(text: str) -> Any:
     """``json.loads(text)`` as serde_json reads it: refuses a key given twice in one object, a lone
-    surrogate (escaped or not), ``NaN``/``Infinity``, nesting deeper than 200 and anything else
-    that is not JSON text, with ``JsonTextError``.
+    surrogate (escaped or not), ``NaN``/``Infinity``, nesting about 200 deep and anything else
+    that is not JSON text, with ``JsonTextError``. Unlike serde_json, a number too large for a
+    float (``1e400``) reads as infinity, as ``json.loads`` reads it; the schema takes no float.
 
     >>> strict_loads('{"a": 1, "a": 2}')
     Traceback (most recent call last):

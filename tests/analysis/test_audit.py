@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import plasmate_nb as pnb
 from plasmate_nb.analysis.audit_rules import RULES, RULES_BY_ID
 from plasmate_nb.analysis.secret_patterns import find_secret_like
-from plasmate_nb.trace import TraceLog
+from plasmate_nb.trace import TraceLog, compact_json
 from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, MAX_EXPORT_BYTES, SCHEMA, STATE_PREFIX
 from tests.analysis.export_builders import (
     MUTATIONS,
@@ -198,6 +198,20 @@ def test_inputs_of_every_kind_and_unreadable_ones(tmp_path: Path) -> None:
     unreadable = report.findings[report.findings["rule"] == "unreadable"]
     assert report.unreadable == len(unreadable) == 5 and not report.ok
     assert "hunter2" not in report.findings.to_string()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_jsonl_line_ends_at_a_newline_only(tmp_path: Path, separator: str) -> None:
+    # A scroll direction is free text and an export writes it raw (not as an escape): the line
+    # holding it is one export, though str.splitlines() would cut it in two.
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": f"down{separator}up", "pixels": 1}, None, closed, closed, None, 2)
+    line = compact_json(log.export(SESSION_ID))
+    assert separator in line
+    (tmp_path / "runs.jsonl").write_text(line + "\n" + line + "\n", encoding="utf-8")
+    report = pnb.audit(tmp_path)
+    assert (report.documents, report.unreadable) == (2, 0)
 
 
 @settings(max_examples=200, deadline=None)

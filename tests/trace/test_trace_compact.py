@@ -1,5 +1,5 @@
-"""``not_text_at``: the one walk that finds a string a JSON writer cannot encode (a lone UTF-16
-surrogate), used by the strict export reader and by the MCP client before it sends."""
+"""``not_text_at``: the walk that finds a string a JSON writer cannot encode (a lone UTF-16
+surrogate), used by the MCP client before it sends."""
 
 from __future__ import annotations
 
@@ -78,6 +78,7 @@ def test_a_planted_lone_surrogate_is_found_where_it_is(
 def test_the_first_in_document_order_and_the_object_for_a_key() -> None:
     assert not_text_at({"a": ["ok", "\ud800"], "b": "\udc00"}) == ("a", 1)
     assert not_text_at({"a": {"x\ud800": 1}}) == ("a",)
+    assert not_text_at({"a": "\ud800", "b\ud800": 1}) == ("a",)  # a value before a later key
     assert not_text_at("\ud800") == ()
     assert not_text_at([1, None, True, 2.5]) is None
 
