@@ -134,6 +134,14 @@ class NavigationWatch:
                 self.blocked = refusal.reason
                 return
 
+    def refusal(self) -> str | None:
+        """Why the page the navigations since :meth:`reset` left must not be taken: the gate's
+        refusal of one (``Outbound URL blocked: …``), else one's failure (``net::…`` or ``HTTP
+        error <status>: …``), else None. Asked after a settle, when a page's own navigation
+        (a redirect after the load, a meta refresh, a script) may have gone somewhere."""
+        blocked = self.blocked_when_failed() if self.failed == TUNNEL_FAILED else self.blocked
+        return outbound_blocked(blocked) if blocked is not None else self.failed
+
     def blocked_when_failed(self) -> str | None:
         """For a navigation that *failed*: the refusal behind it, also when the failed tunnel's
         event has not arrived yet. Never asked after a success: a page whose own subresource was

@@ -43,7 +43,6 @@ from plasmate_nb.browser.messages import (
     is_timeout,
 )
 from plasmate_nb.browser.navigation import (
-    TUNNEL_FAILED,
     NavigationWatch,
     answer_dialog,
     goto,
@@ -68,7 +67,6 @@ from plasmate_nb.errors import (
     evaluate_result_too_large,
     navigation_failed,
     option_not_found,
-    outbound_blocked,
     pipeline_error,
     timeout_after,
 )
@@ -510,17 +508,12 @@ class BrowserSession:
         """Settle, refuse a blocked navigation, recompile; success replaces the last good state."""
         watch = self._page_watch
         await asyncio.gather(settle(page, self._config.settle_timeout, watch), self._prepare_actions(page))
-        failed = watch.failed
-        # A failed tunnel may be the gate's refusal, recorded after the failure event came.
-        blocked = watch.blocked_when_failed() if failed == TUNNEL_FAILED else watch.blocked
+        refusal = watch.refusal()
         watch.reset()
         # The page was replaced by what failed, at whatever URL it shows now: always go back.
-        if blocked is not None:
+        if refusal is not None:
             await self._restore(page, replaced=True)
-            raise ActionError(navigation_failed(outbound_blocked(blocked)))
-        if failed is not None:
-            await self._restore(page, replaced=True)
-            raise ActionError(navigation_failed(failed))
+            raise ActionError(navigation_failed(refusal))
         await self._refuse_off_the_web(page)
         try:
             fresh = await compile_page(page, timeout=self._config.action_timeout)

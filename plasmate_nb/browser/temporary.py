@@ -22,7 +22,13 @@ from playwright.async_api import Page
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
-from plasmate_nb.errors import ErrorText, failed_to_fetch, pipeline_error, screenshot_capture_failed
+from plasmate_nb.errors import (
+    ErrorText,
+    failed_to_fetch,
+    navigation_failed,
+    pipeline_error,
+    screenshot_capture_failed,
+)
 from plasmate_nb.som import CompiledSom, compile_page
 
 if TYPE_CHECKING:
@@ -104,6 +110,12 @@ async def temporary_page(
             reason = str(message).removeprefix(f"Failed to fetch {reduce_url(url)}: ")
             raise PageFetchFailed(message, _reason_of(message, reason)) from None
         await settle(page, engine.config.settle_timeout, watch)
+        # After the load the page may have gone on (a meta refresh, a script) to where the gate
+        # refused it, or to an error: the tool answers as for the first navigation, not with that page.
+        refusal = watch.refusal()
+        if refusal is not None:
+            reason = navigation_failed(refusal) if refusal.startswith("net::") else refusal
+            raise PageFetchFailed(failed_to_fetch(reduce_url(url), reason), reason)
         left = off_the_web(page.url)  # a script sent it to Chromium's error page, a blob: …
         if left is not None:
             raise PageFetchFailed(failed_to_fetch(reduce_url(url), left), left)

@@ -12,12 +12,14 @@ deadline. Nothing found is followed, invoked or trusted: the report labels it al
 from __future__ import annotations
 
 import asyncio
-import json
+import math
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin
+
+import jiter
 
 from plasmate_nb.browser import ActionError, Engine, PolicyViolation
 from plasmate_nb.browser.addresses import parse_address
@@ -35,7 +37,7 @@ from plasmate_nb.errors import (
 from plasmate_nb.tools.stateless_arguments import ARD_DISCOVER
 from plasmate_nb.tools.web_urls import UrlError, WebUrl, parse_web_url
 from plasmate_nb.trace import compact_json
-from plasmate_nb.trace.compact import clean_text, truncate_utf8, utf8_len
+from plasmate_nb.trace.compact import truncate_utf8, utf8_len
 
 SCHEMA_VERSION = "plasmate.ard.discovery.v1"
 SPEC_SNAPSHOT = {
@@ -186,10 +188,10 @@ def _shape(value: Any) -> None:
             raise CatalogInvalid("catalog exceeds the 24 level JSON depth limit")
         if nodes > 16384:
             raise CatalogInvalid("catalog exceeds the 16384 JSON node limit")
-        if isinstance(item, str):
-            _well_formed(item)
-            if utf8_len(item) > 8192:
-                raise CatalogInvalid("catalog string exceeds the 8192 byte limit")
+        if isinstance(item, float) and not math.isfinite(item):  # 1e400: serde_json refuses it
+            raise CatalogInvalid("catalog is malformed JSON: number out of range")
+        if isinstance(item, str) and utf8_len(item) > 8192:
+            raise CatalogInvalid("catalog string exceeds the 8192 byte limit")
         if isinstance(item, list):
             if len(item) > 128:
                 raise CatalogInvalid("catalog array exceeds the 128 item limit")
@@ -198,16 +200,9 @@ def _shape(value: Any) -> None:
             if len(item) > 128:
                 raise CatalogInvalid("catalog object exceeds the 128 member limit")
             for key, child in item.items():
-                _well_formed(key)
                 if utf8_len(key) > 256:
                     raise CatalogInvalid("catalog object key exceeds 256 bytes")
                 stack.append((child, depth + 1))
-
-
-def _well_formed(text: str) -> None:
-    # Python's parser accepts a lone surrogate escape; serde_json, the reference's, refuses it.
-    if clean_text(text) != text:
-        raise CatalogInvalid("catalog is malformed JSON: lone surrogate in hex escape")
 
 
 def _string(
@@ -387,8 +382,10 @@ def parse_catalog(catalog: Catalog, document: Document, accepted_ids: set[str]) 
     """Fill ``catalog`` from a fetched document; raises CatalogInvalid for a catalog-level error."""
     final = parse_web_url(document.url)
     try:
-        root = json.loads(document.body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        # As serde_json reads it (the reference's parser, whose messages jiter's follow): UTF-8,
+        # no NaN, no lone surrogate, a bounded depth; the last of two equal keys. No string cache.
+        root = jiter.from_json(document.body, allow_inf_nan=False, cache_mode="none")
+    except ValueError as error:
         raise CatalogInvalid(f"catalog is malformed JSON: {error}") from None
     _shape(root)
     if not isinstance(root, dict):

@@ -101,3 +101,48 @@ async def test_ard_discover_refuses_a_literal_and_reports_a_named_blocked_host(
 async def test_cache_status_reaches_nothing(restricted: Dispatcher) -> None:
     result = await restricted.call("cache_status", {})
     assert not result.is_error and json.loads(result.text)["max_hot_entries"] == 1000
+
+
+@pytest_asyncio.fixture(scope="module")
+async def loopback_only() -> AsyncIterator[Dispatcher]:
+    config = EngineConfig(
+        allow_private_network=False,
+        allowed_networks=("127.0.0.1/32",),
+        action_timeout=5.0,
+        settle_timeout=2.0,
+    )
+    engine = Engine(config)
+    try:
+        yield Dispatcher(engine)
+    finally:
+        await engine.aclose()
+
+
+def _refresh_to(url: str) -> Answer:
+    return Answer(
+        200, f"<title>Loaded</title><meta http-equiv=refresh content='0;url={url}'><p>first page</p>"
+    )
+
+
+@pytest.mark.parametrize(
+    "tool", ["fetch_page", "extract_text", "extract_links", "screenshot_page", "inspect_page"]
+)
+async def test_a_page_that_goes_on_after_its_load_is_answered_as_where_it_went(
+    loopback_only: Dispatcher, tool: str
+) -> None:
+    # The first page is allowed; its meta refresh goes where the gate refuses, or to a 500. The
+    # tools answered with the gate's refusal page (or the error page's body) as the page's content.
+    with scripted({"/error": Answer(500, "<p>SECRET_TOKEN_123</p>")}) as server:
+        server.routes["/blocked"] = _refresh_to(f"http://127.0.0.2:{server.port}/meta-data?token=SECRET")
+        server.routes["/failing"] = _refresh_to("/error")
+        blocked = await loopback_only.call(tool, {"url": server.url("/blocked")})
+        failing = await loopback_only.call(tool, {"url": server.url("/failing")})
+        assert [seen.path for seen in server.seen].count("/error") == 1
+    start = (
+        "Failed to fetch page: "
+        if tool == "inspect_page"
+        else f"Failed to fetch http://127.0.0.1:{server.port}/…: "
+    )
+    assert blocked.is_error and blocked.text.startswith(start + "Outbound URL blocked: address 127.0.0.2")
+    assert failing.is_error and failing.text.startswith(start + "HTTP error 500: ")
+    assert "SECRET" not in blocked.text + failing.text
