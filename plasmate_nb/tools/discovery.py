@@ -19,8 +19,6 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urljoin
 
-import jiter
-
 from plasmate_nb.browser import ActionError, Engine, PolicyViolation
 from plasmate_nb.browser.addresses import parse_address
 from plasmate_nb.browser.documents import Document, DocumentError, fetch_document
@@ -38,6 +36,7 @@ from plasmate_nb.tools.stateless_arguments import ARD_DISCOVER
 from plasmate_nb.tools.web_urls import UrlError, WebUrl, parse_web_url
 from plasmate_nb.trace import compact_json
 from plasmate_nb.trace.compact import truncate_utf8, utf8_len
+from plasmate_nb.trace.json_text import serde_loads
 
 SCHEMA_VERSION = "plasmate.ard.discovery.v1"
 SPEC_SNAPSHOT = {
@@ -382,9 +381,8 @@ def parse_catalog(catalog: Catalog, document: Document, accepted_ids: set[str]) 
     """Fill ``catalog`` from a fetched document; raises CatalogInvalid for a catalog-level error."""
     final = parse_web_url(document.url)
     try:
-        # As serde_json reads it (the reference's parser, whose messages jiter's follow): UTF-8,
-        # no NaN, no lone surrogate, a bounded depth; the last of two equal keys. No string cache.
-        root = jiter.from_json(document.body, allow_inf_nan=False, cache_mode="none")
+        # As the reference's serde_json reads it, in its words; the last of two equal keys wins.
+        root = serde_loads(document.body, unique_keys=False)
     except ValueError as error:
         raise CatalogInvalid(f"catalog is malformed JSON: {error}") from None
     _shape(root)
