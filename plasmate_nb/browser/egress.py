@@ -162,15 +162,16 @@ class EgressGate:
         server, self._server = self._server, None
         if server is not None:
             server.close()
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(BaseException):
-                await task
-        for pooled in self._pool.values():
-            for upstream in pooled:
-                upstream.close()
-        self._pool.clear()
+        try:  # their ends are results here; a cancellation of aclose itself (a deadline) is not
+            await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            for pooled in self._pool.values():
+                for upstream in pooled:
+                    upstream.close()
+            self._pool.clear()
 
     # ----- what the engine asks ----------------------------------------------------------------
 

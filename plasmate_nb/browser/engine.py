@@ -142,14 +142,17 @@ class Engine:
     # ----- contexts ------------------------------------------------------------------------------
 
     async def _new_context(self, **options: Any) -> BrowserContext:
-        """A new context; ``options`` are extra Playwright context options (``java_script_enabled``, ``viewport``)."""
+        """A new context; ``options`` are extra Playwright context options (``java_script_enabled``, ``viewport``).
+
+        Bounded by the action timeout (``TimeoutError``): Playwright gives this call no deadline,
+        and a wedged browser must fail the call, not hang it."""
         await self.start()
         assert self._browser is not None
         if self._context_proxy is not None:
-            return await self._browser.new_context(
-                accept_downloads=False, proxy=self._context_proxy, **options
-            )  # type: ignore[arg-type]
-        return await self._browser.new_context(accept_downloads=False, **options)
+            options["proxy"] = self._context_proxy
+        return await asyncio.wait_for(
+            self._browser.new_context(accept_downloads=False, **options), self.config.action_timeout
+        )
 
     # ----- sessions ------------------------------------------------------------------------------
 

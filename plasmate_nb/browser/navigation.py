@@ -213,9 +213,9 @@ async def stop_loading(page: Page) -> None:
     cdp = await page.context.new_cdp_session(page)
     try:
         await cdp.send("Page.stopLoading")
-    finally:
-        with contextlib.suppress(PlaywrightError):
-            await cdp.detach()
+    finally:  # bounded on its own: it also runs when the caller's deadline cancelled the send
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(cdp.detach(), STOP_SECONDS)
 
 
 async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):

@@ -204,8 +204,8 @@ class BrowserSession:
 
     async def start_page(self) -> None:
         self._opening_page = True  # our own page: the popup closer must leave it alone
-        try:
-            page = await self._context.new_page()
+        try:  # Playwright gives new_page no deadline; a wedged browser must not hang the session
+            page = await asyncio.wait_for(self._context.new_page(), self._config.action_timeout)
         finally:
             self._opening_page = False
         page.on("dialog", answer_dialog)
@@ -571,8 +571,8 @@ class BrowserSession:
             await _close_quietly(old)
         try:
             await self.start_page()
-        except PlaywrightError:
-            return  # context or browser gone; the next action reports it
+        except (PlaywrightError, TimeoutError):
+            return  # context or browser gone or wedged; the next action reports it
         assert self._page is not None
         if self.url is not None:
             await self._reload_last_good(self._page)

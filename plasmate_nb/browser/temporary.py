@@ -28,6 +28,7 @@ from plasmate_nb.errors import (
     navigation_failed,
     pipeline_error,
     screenshot_capture_failed,
+    timeout_after,
 )
 from plasmate_nb.som import CompiledSom, compile_page
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from plasmate_nb.browser.engine import Engine
 
 CONTEXT_CLOSE_S = 5.0
+#: How long past its own timeout a screenshot may take before we stop waiting for Playwright.
+SCREENSHOT_GRACE_S = 2.0
 
 
 class PageFetchFailed(ActionError):
@@ -78,10 +81,9 @@ class LoadedPage:
 
     async def screenshot(self, image_format: Literal["png", "jpeg", "webp"], timeout: float) -> bytes:
         """The viewport as ``png``, ``jpeg`` or ``webp`` bytes. Raises :class:`CaptureFailed`."""
-        try:
-            return await self.page.screenshot(
-                type=image_format, timeout=timeout * 1000, animations="disabled"
-            )
+        capture = self.page.screenshot(type=image_format, timeout=timeout * 1000, animations="disabled")
+        try:  # Playwright's own timeout is not always kept (a capture during a navigation)
+            return await asyncio.wait_for(capture, timeout + SCREENSHOT_GRACE_S)
         except (PlaywrightError, TimeoutError) as error:
             if is_timeout(error):
                 raise CaptureFailed("timed out", timed_out=True) from None
@@ -96,9 +98,15 @@ async def temporary_page(
     options: dict[str, Any] = {"java_script_enabled": javascript}
     if viewport is not None:
         options["viewport"] = {"width": viewport[0], "height": viewport[1]}
-    context = await engine._new_context(**options)
     try:
-        page = await context.new_page()
+        context = await engine._new_context(**options)
+    except TimeoutError:
+        raise _timed_out(url, engine.config.action_timeout) from None
+    try:
+        try:  # Playwright gives new_page no deadline; a wedged browser must not hang the tool
+            page = await asyncio.wait_for(context.new_page(), engine.config.action_timeout)
+        except TimeoutError:
+            raise _timed_out(url, engine.config.action_timeout) from None
         page.on("dialog", answer_dialog)
         watch = NavigationWatch(page, engine.gate)
         try:
@@ -121,12 +129,17 @@ async def temporary_page(
             raise PageFetchFailed(failed_to_fetch(reduce_url(url), left), left)
         source = b""
         if response is not None:
-            with contextlib.suppress(PlaywrightError):
-                source = await response.body()
+            with contextlib.suppress(PlaywrightError, TimeoutError):
+                source = await asyncio.wait_for(response.body(), engine.config.action_timeout)
         yield LoadedPage(page, page.url, source, engine.config.action_timeout)
     finally:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(context.close(), CONTEXT_CLOSE_S)
+
+
+def _timed_out(url: str, seconds: float) -> PageFetchFailed:
+    reason = timeout_after(seconds)
+    return PageFetchFailed(failed_to_fetch(reduce_url(url), reason), reason)
 
 
 def _reason_of(message: Any, reason: str) -> str:

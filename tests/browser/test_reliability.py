@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import threading
 from collections.abc import AsyncIterator
 
+import psutil
 import pytest
 import pytest_asyncio
 
 from plasmate_nb.browser import ActionError, Engine, EngineConfig, EngineError
+from plasmate_nb.browser.temporary import CaptureFailed, temporary_page
+from plasmate_nb.tools import Dispatcher
 from tests.browser.conftest import eid
 from tests.support import wait_until
 from tests.tools.local_http import Answer, scripted
@@ -152,6 +156,53 @@ async def test_browser_loss_fails_fast_and_the_next_open_relaunches(demo):
             await session.get_cookies()
         assert engine.get(session.id) is session  # still registered: its trace stays readable
         assert session.page_state().url == demo.url("/login.html")
+        fresh = await engine.open(demo.url("/welcome.html"))
+        assert fresh.view()["title"] == "Welcome"
+    finally:
+        await engine.aclose()
+
+
+def _browser_process(engine: Engine) -> psutil.Process:
+    """The engine's Chromium main process, the one Playwright's CDP connection talks to."""
+    assert engine.gate is not None
+    proxy = f"--proxy-server={engine.gate.server}"
+    found = [
+        process
+        for process in psutil.Process().children(recursive=True)
+        if proxy in (line := process.cmdline()) and not any(arg.startswith("--type=") for arg in line)
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+async def test_a_wedged_browser_fails_calls_within_their_bounds_and_recovers(demo):
+    # The browser stops answering (SIGSTOP). Playwright gives new_context and new_page no deadline
+    # of their own: without ours, open_page and every stateless tool would wait forever.
+    engine = Engine(CONFIG)
+    try:
+        await engine.open(demo.url("/login.html"))
+        browser = _browser_process(engine)
+        browser.suspend()
+        try:
+            with pytest.raises(
+                EngineError, match=r"^Failed to fetch http://127\.0\.0\.1:\d+/…: Timeout after 1000ms$"
+            ):
+                await asyncio.wait_for(engine.open(demo.url("/welcome.html")), 30)
+            fetched = await asyncio.wait_for(
+                Dispatcher(engine).call("fetch_page", {"url": demo.url("/welcome.html")}), 30
+            )
+            assert fetched.is_error
+            assert fetched.text == f"Failed to fetch {demo.base_url.rstrip('/')}/…: Timeout after 1000ms"
+        finally:
+            browser.resume()
+        async with temporary_page(engine, demo.url("/welcome.html")) as loaded:
+            browser.suspend()
+            try:
+                with pytest.raises(CaptureFailed) as capture:
+                    await asyncio.wait_for(loaded.screenshot("png", 1.0), 30)
+                assert capture.value.timed_out
+            finally:
+                browser.resume()
         fresh = await engine.open(demo.url("/welcome.html"))
         assert fresh.view()["title"] == "Welcome"
     finally:
