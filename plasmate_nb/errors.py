@@ -446,6 +446,11 @@ def connect_failed(endpoint: str, reason: str) -> str:
     return f"{CONNECT_FAILED} at {endpoint}: {reason}"
 
 
+def no_answer_within(seconds: float) -> str:
+    """A server that took the connection (or was started) but never answered ``initialize``."""
+    return f"the server did not answer within {seconds:g} s"
+
+
 def token_refused(token_given: bool) -> str:
     """The reason for HTTP 401; the token itself is a credential and never shown."""
     if token_given:

@@ -35,6 +35,9 @@ from plasmate_nb.client.base import CallListener, CallListeners, ToolError, sess
 from plasmate_nb.trace.compact import not_text_at
 
 CALL_TIMEOUT_S = 120.0
+#: How long a server may take to answer ``initialize``: it starts no browser for that, so a
+#: server still silent after this is stuck (an SDK client would wait for it forever).
+CONNECT_TIMEOUT_S = 60.0
 # Records of the SDK's HTTP client that quote a whole JSON-RPC message (see _WithoutMessages).
 SDK_HTTP_LOGGER = "mcp.client.streamable_http"
 MESSAGE_RECORDS = ("Sending client message", "SSE message")
@@ -97,6 +100,7 @@ class _SdkTransport:
 
     #: A remote server pushes no notifications: subscribers hear only this client's calls.
     observes_all_clients = False
+    connect_timeout = CONNECT_TIMEOUT_S
 
     def __init__(self) -> None:
         self._listeners = CallListeners()
@@ -115,20 +119,35 @@ class _SdkTransport:
                 self._ready, self._closing = loop.create_future(), asyncio.Event()
                 self._owner = asyncio.create_task(self._hold())
             assert self._ready is not None
+            ready = self._ready
             try:
-                await asyncio.shield(self._ready)
+                try:
+                    await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
+                except TimeoutError:
+                    self._stop_waiting(ready)
+                    await ready  # raises the error every waiting call now gets
             except ServerConnectionError:
                 self._owner = None  # the next call tries again: the server may be up by then
                 raise
         assert self._client is not None
         return self._client
 
+    def _stop_waiting(self, ready: asyncio.Future[None]) -> None:
+        """The server never answered: fail the connection for every waiting call and end the
+        attempt (a stdio server's process ends with it)."""
+        if not ready.done():  # else another waiting call gave up first
+            silent = errors.connect_failed(self._where(), errors.no_answer_within(self.connect_timeout))
+            ready.set_exception(ServerConnectionError(silent))
+            assert self._owner is not None
+            self._owner.cancel()
+
     async def _hold(self) -> None:
         assert self._ready is not None and self._closing is not None
         try:
             async with Client(self._target()) as client:
                 self._client = client
-                self._ready.set_result(None)
+                if not self._ready.done():  # else the wait gave up (_stop_waiting) and cancelled us
+                    self._ready.set_result(None)
                 await self._closing.wait()
         except BaseException as exc:
             if not self._ready.done():
@@ -179,7 +198,7 @@ class _SdkTransport:
         >>> [tool["name"] for tool in await transport.list_tools()]
         """
         client = await self._connected()
-        listed = await client.list_tools()
+        listed = await asyncio.wait_for(client.list_tools(), CALL_TIMEOUT_S)
         return [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
 
     def subscribe(self, callback: CallListener) -> Callable[[], None]:
@@ -198,8 +217,8 @@ class _SdkTransport:
             return
         assert self._closing is not None
         self._closing.set()
-        with contextlib.suppress(Exception):
-            await self._owner
+        with contextlib.suppress(Exception):  # a timeout cancels the connection's task
+            await asyncio.wait_for(self._owner, CONNECT_TIMEOUT_S)
         self._owner = None
 
 

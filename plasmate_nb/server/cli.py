@@ -62,6 +62,10 @@ def serve_from_args(args: argparse.Namespace) -> int:
         finally:
             await engine.aclose()
 
-    with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(main)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(main)
+    except ServerConfigError as exc:  # found at start-up: the port is taken, say
+        print(exc, file=sys.stderr)
+        return 2
     return 0

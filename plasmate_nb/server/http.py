@@ -17,12 +17,14 @@ arrived); uvicorn's ``timeout_graceful_shutdown`` bounds the wait for open reque
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import ipaddress
 import json
 import logging
 import os
 import secrets
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,6 +54,13 @@ log = logging.getLogger("plasmate_nb.server")
 
 class ServerConfigError(ValueError):
     """A server option that must be fixed before the server can start."""
+
+
+def cannot_listen(host: str, port: int, error: OSError) -> str:
+    """Why ``host:port`` cannot be served on, and what to do (0 is a free port)."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    reason = os.strerror(error.errno) if error.errno else str(error)
+    return f"cannot listen on {where}: {reason}; choose another port (0 picks a free one)"
 
 
 def check_loopback_host(host: str) -> str:
@@ -364,21 +373,44 @@ class HttpServer:
             http=deadline_protocol(self.header_timeout, self.body_timeout, self.shutdown_timeout),
             timeout_graceful_shutdown=self.shutdown_timeout,  # type: ignore[arg-type]  # a float works
         )
+        listening = self._listen()
         self._server = uvicorn.Server(config)
-        self._task = asyncio.create_task(self._server.serve())
+        self._task = asyncio.create_task(self._serve(self._server, listening))
         while not self._server.started:
             if self._task.done():
-                self._task.result()  # re-raise the start-up failure (port in use, ...)
+                self._task.result()  # re-raise the start-up failure
                 raise ServerConfigError("MCP HTTP server stopped during start-up")
             await asyncio.sleep(0.01)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        self.port = listening.getsockname()[1]
         return self
+
+    def _listen(self) -> socket.socket:
+        """The listening socket, bound here: uvicorn would end the whole process on a port in use."""
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        try:
+            return socket.create_server((self.host, self.port), family=family)
+        except OSError as error:
+            raise ServerConfigError(cannot_listen(self.host, self.port, error)) from None
+
+    @staticmethod
+    async def _serve(server: uvicorn.Server, listening: socket.socket) -> None:
+        try:
+            await server.serve(sockets=[listening])
+        except SystemExit:  # uvicorn's way to fail a start-up; raised in a library it ends the loop
+            raise ServerConfigError("MCP HTTP server stopped during start-up") from None
+        finally:
+            listening.close()
 
     async def stop(self) -> None:
         if self._server is not None and self._task is not None:
             self._server.should_exit = True
-            await self._task
-            self._server = self._task = None
+            # Open requests get shutdown_timeout, the app's own shutdown as long again; past
+            # that the serving task is cancelled: stopped either way.
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._task, 2 * self.shutdown_timeout)
+            finally:
+                self._server = self._task = None
 
     async def wait_closed(self) -> None:
         """Serve until stopped (by :meth:`stop` or a signal)."""

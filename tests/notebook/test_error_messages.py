@@ -8,13 +8,16 @@ errors. ``test_errors_in_kernel.py`` checks the same errors as a Jupyter kernel 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import socket
 import sys
 import traceback
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import psutil
 import pytest
 import pytest_asyncio
 from hypothesis import given
@@ -29,9 +32,10 @@ from plasmate_nb.client.mcp import HttpTransport, ServerConnectionError, StdioTr
 from plasmate_nb.demo_site import DemoSite
 from plasmate_nb.notebook._html import counted
 from plasmate_nb.notebook._session import SessionStateError, _with_http
-from plasmate_nb.server import HttpServer
+from plasmate_nb.server import HttpServer, ServerConfigError
 from plasmate_nb.tools import Dispatcher
 from tests.scripted_engine import ScriptedEngine
+from tests.support import wait_until
 
 PACKAGE_DIR = Path(plasmate_nb.__file__).parent
 TOKEN = "error-messages-" + "e" * 32
@@ -301,6 +305,47 @@ async def test_a_missing_command_says_what_to_run_instead() -> None:
     error = await _connect_error(StdioTransport(["plasmate-nb-missing", "serve"]))
     assert str(error) == errors.command_not_found("plasmate-nb-missing", str(Path(sys.executable).parent))
     assert error.hint == errors.COMMAND_HINT
+
+
+async def test_a_server_that_never_answers_fails_the_call_and_is_stopped() -> None:
+    # A process that starts but never answers initialize: the SDK client alone waits forever.
+    silent = "import time; time.sleep(600)  # a silent MCP server"
+    transport = StdioTransport([sys.executable, "-c", silent])
+    transport.connect_timeout = 1.0
+    calls = [asyncio.create_task(transport.call("session_status", {})) for _ in range(2)]
+    try:
+        outcomes = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
+    finally:
+        await transport.aclose()
+    expected = errors.connect_failed(repr(sys.executable), errors.no_answer_within(1.0))
+    assert [type(outcome) for outcome in outcomes] == [ServerConnectionError] * 2
+    assert {str(outcome) for outcome in outcomes} == {expected}
+
+    def silent_server_running() -> bool:
+        for process in psutil.Process().children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                if silent in " ".join(process.cmdline()):
+                    return True
+        return False
+
+    await wait_until(lambda: not silent_server_running(), 15, "the silent server's process to end")
+
+
+def test_a_port_in_use_is_named_and_the_notebook_keeps_working() -> None:
+    # uvicorn ends the process on a port in use: in a notebook that ended the background loop,
+    # and serve() (and every later call) waited forever.
+    with socket.create_server(("127.0.0.1", 0)) as taken, ThreadPoolExecutor(1) as pool:
+        port = taken.getsockname()[1]
+        with pytest.raises(ServerConfigError) as caught:
+            pool.submit(plasmate_nb.serve, port=port).result(timeout=30)
+    assert str(caught.value) == (
+        f"cannot listen on 127.0.0.1:{port}: Address already in use; choose another port (0 picks a free one)"
+    )
+    server = plasmate_nb.serve()
+    try:
+        assert server.sessions().empty
+    finally:
+        server.stop()
 
 
 def test_a_bare_command_is_found_beside_this_python(monkeypatch: pytest.MonkeyPatch) -> None:

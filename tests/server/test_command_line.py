@@ -3,6 +3,8 @@ the reference's names (``plasmate-nb mcp``, ``--transport streamable-http``)."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import sys
 
 import pytest
@@ -65,3 +67,17 @@ async def test_plasmate_nb_mcp_serves_stdio(demo):
         await server.call("close_page", {"session_id": opened["session_id"]})
     finally:
         await server.aclose()
+
+
+def test_a_port_in_use_is_named_and_the_server_exits_2():
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "plasmate_nb", "serve", "--transport", "http", "--port", str(port)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        f"cannot listen on 127.0.0.1:{port}: Address already in use; choose another port (0 picks a free one)"
+    )
+    assert "Traceback" not in done.stderr
