@@ -208,7 +208,7 @@ def free_port() -> int:
 class ServerProcess:
     """``python -m plasmate_nb serve --transport http`` with stderr captured to a file."""
 
-    def __init__(self, log_path: Path, *extra: str) -> None:
+    def __init__(self, log_path: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         self.log_path = log_path
         self.port = free_port()
         command = [
@@ -225,7 +225,7 @@ class ServerProcess:
             "--allow-private-network",
             *extra,
         ]
-        env = {k: v for k, v in os.environ.items() if k != "PLASMATE_NB_BROWSER_ENDPOINT"}
+        env = {k: v for k, v in os.environ.items() if k != "PLASMATE_NB_BROWSER_ENDPOINT"} | (env or {})
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._log, env=env

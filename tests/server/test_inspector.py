@@ -12,7 +12,6 @@ import base64
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -22,11 +21,11 @@ from typing import Any
 import pytest
 
 from plasmate_nb.tools.catalogue import DEFAULT_TOOLS
+from tests.reliability.support import TOKEN, ServerProcess
 from tests.tools.local_http import Answer, ScriptedServer, scripted, self_signed
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 INSTALL_DIR = Path(os.environ.get("PLASMATE_NB_INSPECTOR_DIR", Path.home() / ".cache/plasmate_nb/inspector"))
-TOKEN = "inspector-" + "k" * 32
 SERVE = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
 
 
@@ -52,12 +51,6 @@ def _run(inspector: list[str], *args: str) -> dict:
     return json.loads(done.stdout)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A throw-away self-signed certificate for 127.0.0.1 (trusted by the HTTP server process only)."""
@@ -71,20 +64,14 @@ def https_site(tls: tuple[Path, Path]) -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture(scope="module")
-def http_endpoint(tls: tuple[Path, Path]) -> Iterator[str]:
-    port = _free_port()
-    server = subprocess.Popen(
-        [*SERVE, "--transport", "http", "--port", str(port), "--token", TOKEN],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "SSL_CERT_FILE": str(tls[0])},
-    )  # fmt: skip
+def http_endpoint(tls: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    # Its log goes to a file: a pipe nobody reads would stop the server once it filled.
+    log = tmp_path_factory.mktemp("inspector") / "server.log"
+    server = ServerProcess(log, env={"SSL_CERT_FILE": str(tls[0])})
     try:
-        line = server.stderr.readline()
-        assert line.startswith("MCP HTTP endpoint: "), line
-        yield line.split(": ", 1)[1].strip()
+        yield server.url
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        server.stop()
 
 
 def test_inspector_lists_tools_over_stdio(inspector: list[str]) -> None:
