@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import Browser, BrowserContext, Playwright, ProxySettings, async_playwright
 
 from plasmate_nb.browser.config import EngineConfig
+from plasmate_nb.browser.created import within
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 from plasmate_nb.browser.egress import EgressGate, chromium_args
 from plasmate_nb.browser.errors import EngineError
@@ -144,15 +145,13 @@ class Engine:
     async def _new_context(self, **options: Any) -> BrowserContext:
         """A new context; ``options`` are extra Playwright context options (``java_script_enabled``, ``viewport``).
 
-        Bounded by the action timeout (``TimeoutError``): Playwright gives this call no deadline,
-        and a wedged browser must fail the call, not hang it."""
+        ``TimeoutError`` after ``browser_timeout`` (a wedged browser; see :mod:`.created`)."""
         await self.start()
         assert self._browser is not None
         if self._context_proxy is not None:
             options["proxy"] = self._context_proxy
-        return await asyncio.wait_for(
-            self._browser.new_context(accept_downloads=False, **options), self.config.action_timeout
-        )
+        creating = self._browser.new_context(accept_downloads=False, **options)
+        return await within(creating, self.config.browser_timeout)
 
     # ----- sessions ------------------------------------------------------------------------------
 

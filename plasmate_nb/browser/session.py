@@ -33,6 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
+from plasmate_nb.browser.created import within
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import (
@@ -204,8 +205,8 @@ class BrowserSession:
 
     async def start_page(self) -> None:
         self._opening_page = True  # our own page: the popup closer must leave it alone
-        try:  # Playwright gives new_page no deadline; a wedged browser must not hang the session
-            page = await asyncio.wait_for(self._context.new_page(), self._config.action_timeout)
+        try:
+            page = await within(self._context.new_page(), self._config.browser_timeout)
         finally:
             self._opening_page = False
         page.on("dialog", answer_dialog)

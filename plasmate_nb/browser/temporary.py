@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from plasmate_nb.browser.created import within
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
@@ -101,12 +102,12 @@ async def temporary_page(
     try:
         context = await engine._new_context(**options)
     except TimeoutError:
-        raise _timed_out(url, engine.config.action_timeout) from None
+        raise _timed_out(url, engine.config.browser_timeout) from None
     try:
-        try:  # Playwright gives new_page no deadline; a wedged browser must not hang the tool
-            page = await asyncio.wait_for(context.new_page(), engine.config.action_timeout)
+        try:
+            page = await within(context.new_page(), engine.config.browser_timeout)
         except TimeoutError:
-            raise _timed_out(url, engine.config.action_timeout) from None
+            raise _timed_out(url, engine.config.browser_timeout) from None
         page.on("dialog", answer_dialog)
         watch = NavigationWatch(page, engine.gate)
         try:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import itertools
 import threading
 from collections.abc import AsyncIterator
@@ -166,11 +168,12 @@ def _browser_process(engine: Engine) -> psutil.Process:
     """The engine's Chromium main process, the one Playwright's CDP connection talks to."""
     assert engine.gate is not None
     proxy = f"--proxy-server={engine.gate.server}"
-    found = [
-        process
-        for process in psutil.Process().children(recursive=True)
-        if proxy in (line := process.cmdline()) and not any(arg.startswith("--type=") for arg in line)
-    ]
+    found = []
+    for process in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):  # a renderer may end while we look
+            line = process.cmdline()
+            if proxy in line and not any(arg.startswith("--type=") for arg in line):
+                found.append(process)
     assert len(found) == 1, found
     return found[0]
 
@@ -179,10 +182,12 @@ async def test_a_wedged_browser_fails_calls_within_their_bounds_and_recovers(dem
     # The browser stops answering (SIGSTOP). Playwright gives new_context and new_page no deadline
     # of their own: without ours, open_page and every stateless tool would wait forever.
     engine = Engine(CONFIG)
+    patient = engine.config
     try:
         await engine.open(demo.url("/login.html"))
         browser = _browser_process(engine)
         browser.suspend()
+        engine.config = dataclasses.replace(patient, browser_timeout=1.0)  # only while it is stopped
         try:
             with pytest.raises(
                 EngineError, match=r"^Failed to fetch http://127\.0\.0\.1:\d+/…: Timeout after 1000ms$"
@@ -195,6 +200,12 @@ async def test_a_wedged_browser_fails_calls_within_their_bounds_and_recovers(dem
             assert fetched.text == f"Failed to fetch {demo.base_url.rstrip('/')}/…: Timeout after 1000ms"
         finally:
             browser.resume()
+            engine.config = patient
+        # The contexts the browser made after those calls gave up belong to no one: closed. (The
+        # browser answers in order: once a new context has come, so have the late ones.)
+        await (await engine._new_context()).close()
+        assert engine._browser is not None
+        await wait_until(lambda: len(engine._browser.contexts) == 1, what="the late contexts closed")
         async with temporary_page(engine, demo.url("/welcome.html")) as loaded:
             browser.suspend()
             try:

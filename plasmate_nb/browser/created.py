@@ -1,0 +1,46 @@
+"""New browser contexts and pages, within a deadline.
+
+Playwright gives ``new_context`` and ``new_page`` no deadline: a browser that stops answering
+(wedged, not dead) would hang the call for good. Past ``seconds`` the call fails with
+``TimeoutError``; a context or page the browser still creates later belongs to no one, so it is
+closed when it arrives instead of living as long as the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from playwright.async_api import BrowserContext, Page
+
+CLOSE_LATE_SECONDS = 5.0
+Created = TypeVar("Created", BrowserContext, Page)
+_closing: set[asyncio.Task[None]] = set()  # the loop keeps only weak references to tasks
+
+
+async def within(creating: Coroutine[Any, Any, Created], seconds: float) -> Created:
+    """``await creating`` for at most ``seconds`` (``TimeoutError``); what arrives later is closed.
+
+    >>> page = await within(context.new_page(), config.browser_timeout)
+    """
+    task = asyncio.ensure_future(creating)
+    try:
+        return await asyncio.wait_for(asyncio.shield(task), seconds)
+    except (TimeoutError, asyncio.CancelledError):  # our caller gave up, or its own caller did
+        task.add_done_callback(_close_late)
+        raise
+
+
+def _close_late(task: asyncio.Future[Any]) -> None:
+    if task.cancelled() or task.exception() is not None:  # reading it: nothing left unretrieved
+        return
+    closing = asyncio.ensure_future(_close(task.result()))
+    _closing.add(closing)
+    closing.add_done_callback(_closing.discard)
+
+
+async def _close(created: BrowserContext | Page) -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(created.close(), CLOSE_LATE_SECONDS)
