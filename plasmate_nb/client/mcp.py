@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -95,6 +96,18 @@ def _reason(error: BaseException) -> str:
     return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
 
 
+@dataclass(eq=False)
+class _Attempt:
+    """One connection: the task holding the SDK client, whether it connected (``ready``), and
+    the signal that closes it. A call only ever touches its own attempt's objects: an attempt
+    given up on may still be ending (its process stopping) while the next one begins."""
+
+    ready: asyncio.Future[None]
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    client: Client | None = None
+
+
 class _SdkTransport:
     """One SDK client connection, opened lazily and kept for the transport's lifetime."""
 
@@ -104,58 +117,59 @@ class _SdkTransport:
 
     def __init__(self) -> None:
         self._listeners = CallListeners()
-        self._client: Client | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._ready: asyncio.Future[None] | None = None
-        self._closing: asyncio.Event | None = None
+        self._attempt: _Attempt | None = None
 
     def _target(self) -> Any:
         raise NotImplementedError
 
     async def _connected(self) -> Client:
-        if self._client is None:
-            if self._owner is None:
-                loop = asyncio.get_running_loop()
-                self._ready, self._closing = loop.create_future(), asyncio.Event()
-                self._owner = asyncio.create_task(self._hold())
-            assert self._ready is not None
-            ready = self._ready
+        attempt = self._attempt
+        if attempt is None or (attempt.task is not None and attempt.task.done()):  # none yet, or lost
+            attempt = self._attempt = _Attempt(asyncio.get_running_loop().create_future())
+            attempt.task = asyncio.create_task(self._hold(attempt))
+        try:
             try:
-                try:
-                    await asyncio.wait_for(asyncio.shield(ready), self.connect_timeout)
-                except TimeoutError:
-                    self._stop_waiting(ready)
-                    await ready  # raises the error every waiting call now gets
-            except ServerConnectionError:
-                self._owner = None  # the next call tries again: the server may be up by then
-                raise
-        assert self._client is not None
-        return self._client
+                await asyncio.wait_for(asyncio.shield(attempt.ready), self.connect_timeout)
+            except TimeoutError:
+                self._give_up(attempt)
+                await attempt.ready  # raises the error every waiting call now gets
+        except ServerConnectionError:
+            if self._attempt is attempt:
+                self._attempt = None  # the next call tries again: the server may be up by then
+            raise
+        if attempt.client is None:  # connected, then lost before this call got to it
+            raise ServerConnectionError(errors.connect_failed(self._where(), "the connection closed"))
+        return attempt.client
 
-    def _stop_waiting(self, ready: asyncio.Future[None]) -> None:
-        """The server never answered: fail the connection for every waiting call and end the
-        attempt (a stdio server's process ends with it)."""
-        if not ready.done():  # else another waiting call gave up first
-            silent = errors.connect_failed(self._where(), errors.no_answer_within(self.connect_timeout))
-            ready.set_exception(ServerConnectionError(silent))
-            assert self._owner is not None
-            self._owner.cancel()
+    def _give_up(self, attempt: _Attempt) -> None:
+        """The server never answered: fail the attempt for every waiting call and end it (a stdio
+        server's process ends with it)."""
+        if attempt.ready.done():  # another waiting call gave up first
+            return
+        try:
+            where = self._where()
+        except ValueError:
+            where = UNPARSEABLE_URL
+        silent = errors.connect_failed(where, errors.no_answer_within(self.connect_timeout))
+        attempt.ready.set_exception(ServerConnectionError(silent))
+        assert attempt.task is not None
+        attempt.task.cancel()
 
-    async def _hold(self) -> None:
-        assert self._ready is not None and self._closing is not None
+    async def _hold(self, attempt: _Attempt) -> None:
         try:
             async with Client(self._target()) as client:
-                self._client = client
-                if not self._ready.done():  # else the wait gave up (_stop_waiting) and cancelled us
-                    self._ready.set_result(None)
-                await self._closing.wait()
+                if attempt.ready.done():  # given up on (_give_up); its cancellation is on the way
+                    return
+                attempt.client = client
+                attempt.ready.set_result(None)
+                await attempt.closing.wait()
         except BaseException as exc:
-            if not self._ready.done():
-                self._ready.set_exception(self._described(exc))
+            if not attempt.ready.done():
+                attempt.ready.set_exception(self._described(exc))
             elif not isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
-            self._client = None
+            attempt.client = None
 
     def _described(self, error: BaseException) -> ServerConnectionError:
         """``_failure``, or for a URL too malformed to take apart, its exception type only: the
@@ -213,13 +227,14 @@ class _SdkTransport:
 
         >>> await transport.aclose()
         """
-        if self._owner is None:
+        attempt, self._attempt = self._attempt, None
+        if attempt is None or attempt.task is None:
             return
-        assert self._closing is not None
-        self._closing.set()
+        attempt.closing.set()
         with contextlib.suppress(Exception):  # a timeout cancels the connection's task
-            await asyncio.wait_for(self._owner, CONNECT_TIMEOUT_S)
-        self._owner = None
+            await asyncio.wait_for(attempt.task, CONNECT_TIMEOUT_S)
+        if attempt.ready.done() and not attempt.ready.cancelled():
+            attempt.ready.exception()  # read: a failure no call waited for is not worth a warning
 
 
 def _server_log() -> Any:

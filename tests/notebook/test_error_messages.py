@@ -320,15 +320,44 @@ async def test_a_server_that_never_answers_fails_the_call_and_is_stopped() -> No
     expected = errors.connect_failed(repr(sys.executable), errors.no_answer_within(1.0))
     assert [type(outcome) for outcome in outcomes] == [ServerConnectionError] * 2
     assert {str(outcome) for outcome in outcomes} == {expected}
+    await wait_until(lambda: not _children_running(silent), 15, "the silent server's process to end")
 
-    def silent_server_running() -> bool:
-        for process in psutil.Process().children(recursive=True):
-            with contextlib.suppress(psutil.Error):
-                if silent in " ".join(process.cmdline()):
-                    return True
-        return False
 
-    await wait_until(lambda: not silent_server_running(), 15, "the silent server's process to end")
+async def test_a_call_after_a_silent_start_connects_afresh(tmp_path: Path) -> None:
+    # Silent the first time it starts; slow (3 s) and then a real server after that. The attempt
+    # given up on ends (its process stopped within about 2 s) while the next one is connecting,
+    # and must touch neither that attempt nor the connection it makes.
+    marker = tmp_path / "started-once"
+    script = (
+        "import os, pathlib, sys, time\n"
+        f"marker = pathlib.Path({str(marker)!r})\n"
+        "if not marker.exists():\n"
+        "    marker.touch()\n"
+        "    time.sleep(600)\n"
+        "time.sleep(3)\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'plasmate_nb', 'serve'])\n"
+    )
+    transport = StdioTransport([sys.executable, "-c", script])
+    transport.connect_timeout = 1.0
+    try:
+        with pytest.raises(ServerConnectionError, match=r"the server did not answer within 1 s$"):
+            await transport.call("session_status", {})
+        transport.connect_timeout = 60.0
+        status = await asyncio.wait_for(transport.call("session_status", {}), 90)
+        assert status["active_sessions"] == 0
+        await wait_until(lambda: not _children_running("time.sleep(600)"), 15, "the silent start's end")
+        assert (await transport.call("session_status", {}))["active_sessions"] == 0
+    finally:
+        await transport.aclose()
+
+
+def _children_running(marker: str) -> bool:
+    """Whether a child process of this one has ``marker`` in its command line."""
+    for process in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if marker in " ".join(process.cmdline()):
+                return True
+    return False
 
 
 def test_a_port_in_use_is_named_and_the_notebook_keeps_working() -> None:
