@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
 import ipaddress
 import json
@@ -59,8 +60,12 @@ class ServerConfigError(ValueError):
 def cannot_listen(host: str, port: int, error: OSError) -> str:
     """Why ``host:port`` cannot be served on, and what to do (0 is a free port)."""
     where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    reason = os.strerror(error.errno) if error.errno else str(error)
-    return f"cannot listen on {where}: {reason}; choose another port (0 picks a free one)"
+    if isinstance(error, socket.gaierror) or not error.errno:  # a name that does not resolve
+        return f"cannot listen on {where}: {error.strerror or error}"
+    reason = os.strerror(error.errno)  # without the "(while attempting to bind …)" socket adds
+    if error.errno in (errno.EADDRINUSE, errno.EACCES):
+        return f"cannot listen on {where}: {reason}; choose another port (0 picks a free one)"
+    return f"cannot listen on {where}: {reason}"
 
 
 def check_loopback_host(host: str) -> str:
@@ -374,32 +379,46 @@ class HttpServer:
             timeout_graceful_shutdown=self.shutdown_timeout,  # type: ignore[arg-type]  # a float works
         )
         listening = self._listen()
-        self._server = uvicorn.Server(config)
-        self._task = asyncio.create_task(self._serve(self._server, listening))
-        while not self._server.started:
-            if self._task.done():
-                self._task.result()  # re-raise the start-up failure
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(self._serve(server, listening))
+        while not server.started:
+            if task.done():
+                task.result()  # re-raise the start-up failure
                 raise ServerConfigError("MCP HTTP server stopped during start-up")
             await asyncio.sleep(0.01)
-        self.port = listening.getsockname()[1]
+        self._server, self._task = server, task
+        self.port = listening[0].getsockname()[1]
         return self
 
-    def _listen(self) -> socket.socket:
-        """The listening socket, bound here: uvicorn would end the whole process on a port in use."""
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+    def _listen(self) -> list[socket.socket]:
+        """The listening sockets, bound here (uvicorn would end the whole process on a port in
+        use): one per address the host names, ``localhost`` on IPv4 and IPv6 as before, all on
+        one port (for port 0, the first one's)."""
         try:
-            return socket.create_server((self.host, self.port), family=family)
+            found = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         except OSError as error:
             raise ServerConfigError(cannot_listen(self.host, self.port, error)) from None
+        listening: list[socket.socket] = []
+        port = self.port
+        try:
+            for family, address in dict.fromkeys((info[0], info[4][0]) for info in found):
+                listening.append(socket.create_server((address, port), family=family))
+                port = listening[0].getsockname()[1]
+        except OSError as error:
+            for bound in listening:
+                bound.close()
+            raise ServerConfigError(cannot_listen(self.host, port, error)) from None
+        return listening
 
     @staticmethod
-    async def _serve(server: uvicorn.Server, listening: socket.socket) -> None:
+    async def _serve(server: uvicorn.Server, listening: list[socket.socket]) -> None:
         try:
-            await server.serve(sockets=[listening])
+            await server.serve(sockets=listening)
         except SystemExit:  # uvicorn's way to fail a start-up; raised in a library it ends the loop
             raise ServerConfigError("MCP HTTP server stopped during start-up") from None
         finally:
-            listening.close()
+            for bound in listening:
+                bound.close()
 
     async def stop(self) -> None:
         if self._server is not None and self._task is not None:

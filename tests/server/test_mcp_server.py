@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -15,6 +17,7 @@ from mcp import Client
 from plasmate_nb.browser import Engine, EngineConfig
 from plasmate_nb.client import HttpTransport, StdioTransport, ToolError
 from plasmate_nb.server import SERVER_NAME, HttpServer, ServerConfigError, build_server
+from plasmate_nb.server.http import cannot_listen
 from plasmate_nb.tools import DEFAULT_TOOLS, Dispatcher
 
 TOKEN = "t" * 40
@@ -162,6 +165,34 @@ def test_non_loopback_binds_are_refused(dispatcher) -> None:
         HttpServer(dispatcher, host=host, token=TOKEN)
     with pytest.raises(ServerConfigError, match="invalid MCP HTTP token"):
         HttpServer(dispatcher, token="short")
+
+
+async def test_every_loopback_host_serves_and_a_taken_port_is_named(dispatcher) -> None:
+    for host in ("127.0.0.1", "localhost", "::1"):
+        first = await HttpServer(dispatcher, host=host, port=0, token=TOKEN).start()
+        try:
+            assert first.port != 0
+            with pytest.raises(ServerConfigError) as caught:
+                await HttpServer(dispatcher, host=host, port=first.port, token=TOKEN).start()
+            where = f"[{host}]:{first.port}" if ":" in host else f"{host}:{first.port}"
+            assert str(caught.value) == (
+                f"cannot listen on {where}: Address already in use; choose another port (0 picks a free one)"
+            )
+        finally:
+            await first.stop()
+
+
+@pytest.mark.parametrize(
+    ("error", "says"),
+    [
+        (OSError(errno.EADDRNOTAVAIL, "Cannot assign requested address (while attempting to bind…)"),
+         "cannot listen on 127.0.0.1:9272: Cannot assign requested address"),
+        (socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
+         "cannot listen on 127.0.0.1:9272: Name or service not known"),
+    ],
+)  # fmt: skip
+def test_only_a_taken_or_forbidden_port_suggests_another(error: OSError, says: str) -> None:
+    assert cannot_listen("127.0.0.1", 9272, error) == says
 
 
 def test_cli_refuses_non_loopback_bind_and_writes_nothing_to_stdout() -> None:
