@@ -37,8 +37,9 @@ lint: $(STAMP)
 test: bootstrap lint
 	$(PY) -m pytest -q --durations=25
 
+# Long by design: no per-test or whole-run time limits.
 soak: bootstrap
-	$(PY) -m pytest -q -m soak tests/reliability
+	$(PY) -m pytest -q -m soak --timeout=0 -o session_timeout= tests/reliability
 
 demo: bootstrap
 	$(PY) -m plasmate_nb demo

@@ -25,6 +25,8 @@ from tests.reliability.support import TOKEN, ServerProcess
 from tests.tools.local_http import Answer, ScriptedServer, scripted, self_signed
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+# The first test installs the Inspector (up to 300 s on a cold cache) before it runs.
+pytestmark = pytest.mark.timeout(600)
 INSTALL_DIR = Path(os.environ.get("PLASMATE_NB_INSPECTOR_DIR", Path.home() / ".cache/plasmate_nb/inspector"))
 SERVE = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
 

@@ -51,7 +51,8 @@ RUN_ALL_MS = 240_000
 CELL_MS = 60_000
 STOP_S = 20.0
 
-pytestmark = pytest.mark.ui
+# Starting JupyterLab and a browser is part of the first test; a whole notebook may run 240 s.
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(600)]
 
 
 @dataclass
