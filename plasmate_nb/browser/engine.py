@@ -113,11 +113,13 @@ class Engine:
             session.mark_lost()
 
     async def aclose(self) -> None:
-        if self._reaper is not None:
-            self._reaper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reaper
-            self._reaper = None
+        reaper, self._reaper = self._reaper, None
+        if reaper is not None:
+            # Python 3.11's wait_for drops a cancellation that arrives just as the call it awaits
+            # completes (a session's close, say): the reaper also stops when it sees it is no
+            # longer the engine's, and this wait is bounded either way.
+            reaper.cancel()
+            await asyncio.wait({reaper}, timeout=CLOSE_TIMEOUT_SECONDS)
         for session_id in list(self._sessions):
             await self.close_session(session_id)
         browser, self._browser = self._browser, None
@@ -229,6 +231,8 @@ class Engine:
         period = max(0.05, min(timeout / 2, 5.0))
         while True:
             await asyncio.sleep(period)
+            if self._reaper is not asyncio.current_task():  # aclose took it away
+                return
             for session in list(self._sessions.values()):
                 # A session still opening (no page yet) is never idle.
                 if session.som is None or session.idle_ms / 1000 <= timeout or session.lock.locked():

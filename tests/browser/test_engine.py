@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -11,6 +12,7 @@ import pytest
 import pytest_asyncio
 
 from plasmate_nb.browser import Engine, EngineConfig, EngineError
+from plasmate_nb.browser.session import BrowserSession
 from plasmate_nb.tools import Dispatcher
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=3, evaluate_timeout=3, settle_timeout=1)
@@ -127,6 +129,29 @@ async def test_failed_open_leaves_no_session(engine, demo):
     with pytest.raises(EngineError, match="HTTP error 500"):
         await engine.open(demo.url("/faults/500"))
     assert engine.sessions() == []
+
+
+async def test_closing_the_engine_ends_a_reaper_whose_cancellation_was_lost(demo, monkeypatch):
+    # Python 3.11's wait_for returns the result and drops a cancellation that arrives just as the
+    # call it awaits completes, as a session's close can. The reaper then went on forever, and
+    # aclose waited for it forever (a CI run hung here). This close loses every cancellation.
+    closing = asyncio.Event()
+    original_close = BrowserSession.close
+
+    async def close_losing_the_cancellation(self: BrowserSession) -> None:
+        await original_close(self)
+        closing.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(1)
+
+    monkeypatch.setattr(BrowserSession, "close", close_losing_the_cancellation)
+    engine = Engine(EngineConfig(idle_timeout=0.3))
+    await engine.open(demo.url("/index.html"))
+    await asyncio.wait_for(closing.wait(), 30)  # the reaper is inside the session's close
+    closing_engine = asyncio.ensure_future(engine.aclose())
+    done, _ = await asyncio.wait({closing_engine}, timeout=30)  # no wait_for: it would cancel aclose
+    closing_engine.cancel()
+    assert done, "aclose is still waiting for the reaper"
 
 
 async def test_idle_sessions_are_reaped(demo):
