@@ -26,8 +26,9 @@ async def within(creating: Coroutine[Any, Any, Created], seconds: float) -> Crea
     >>> page = await within(context.new_page(), config.browser_timeout)
     """
     task = asyncio.ensure_future(creating)
-    try:
-        return await asyncio.wait_for(asyncio.shield(task), seconds)
+    try:  # asyncio.timeout: Python 3.11's wait_for can drop our caller's cancellation
+        async with asyncio.timeout(seconds):
+            return await asyncio.shield(task)
     except (TimeoutError, asyncio.CancelledError):  # our caller gave up, or its own caller did
         task.add_done_callback(_close_late)
         raise

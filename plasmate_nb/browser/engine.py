@@ -231,8 +231,9 @@ class Engine:
         period = max(0.05, min(timeout / 2, 5.0))
         while True:
             await asyncio.sleep(period)
-            if self._reaper is not asyncio.current_task():  # aclose took it away
-                return
+            task = asyncio.current_task()
+            if self._reaper is not task or (task is not None and task.cancelling()):
+                return  # aclose took it away, or a cancellation (at loop teardown, say) was lost
             for session in list(self._sessions.values()):
                 # A session still opening (no page yet) is never idle.
                 if session.som is None or session.idle_ms / 1000 <= timeout or session.lock.locked():

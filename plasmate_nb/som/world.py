@@ -144,8 +144,10 @@ class IsolatedWorld:
             await prepare_actions(page)  # Playwright creates the world for it
             if self._context is None:
                 # Bounded: should Playwright ever stop creating its utility world, compiles fail
-                # (and say so) instead of hanging.
-                await asyncio.wait_for(self._created.wait(), WORLD_CREATION_SECONDS)
+                # (and say so) instead of hanging. asyncio.timeout, not wait_for: on Python 3.11
+                # wait_for can drop the cancellation of an outer deadline (the compile's).
+                async with asyncio.timeout(WORLD_CREATION_SECONDS):
+                    await self._created.wait()
         return self._context
 
     async def evaluate(self, expression: str, install: str) -> Any:

@@ -78,8 +78,9 @@ SIZED = pytest.mark.parametrize(
 
 
 async def bounded(awaitable: Awaitable[T], seconds: float = CALL_BOUND_S, what: str = "call") -> T:
-    try:
-        return await asyncio.wait_for(awaitable, seconds)
+    try:  # asyncio.timeout: on Python 3.11, wait_for waits without end for what it cancelled
+        async with asyncio.timeout(seconds):
+            return await awaitable
     except TimeoutError:
         pytest.fail(f"{what} did not finish within {seconds} s (a hang)")
 
