@@ -68,6 +68,23 @@ def cannot_listen(host: str, port: int, error: OSError) -> str:
     return f"cannot listen on {where}: {reason}"
 
 
+def _listening_socket(family: int, proto: int, address: str, port: int) -> socket.socket:
+    """A listening TCP socket as asyncio makes its own. ``proto`` must be IPPROTO_TCP, as
+    getaddrinfo gives it: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on such sockets,
+    and with it on every small answer waited for the client's delayed ACK."""
+    listening = socket.socket(family, socket.SOCK_STREAM, proto)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            listening.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        listening.bind((address, port))
+        listening.listen()
+    except OSError:
+        listening.close()
+        raise
+    return listening
+
+
 def check_loopback_host(host: str) -> str:
     bare = host.strip("[]")
     if bare.lower() in LOOPBACK_NAMES:
@@ -401,8 +418,10 @@ class HttpServer:
         listening: list[socket.socket] = []
         port = self.port
         try:
-            for family, address in dict.fromkeys((info[0], info[4][0]) for info in found):
-                listening.append(socket.create_server((address, port), family=family))
+            for family, proto, address in dict.fromkeys(
+                (info[0], info[2], str(info[4][0])) for info in found
+            ):
+                listening.append(_listening_socket(family, proto, address, port))
                 port = listening[0].getsockname()[1]
         except OSError as error:
             for bound in listening:

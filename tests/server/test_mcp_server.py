@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import socket
@@ -180,6 +181,23 @@ async def test_every_loopback_host_serves_and_a_taken_port_is_named(dispatcher) 
             )
         finally:
             await first.stop()
+
+
+async def test_answers_go_out_without_waiting_for_the_clients_ack(dispatcher) -> None:
+    # The server binds its own sockets; asyncio sets TCP_NODELAY only on sockets it recognises as
+    # TCP. Without it every small answer waited for the client's delayed ACK (about 40 ms).
+    server = await HttpServer(dispatcher, port=0, token=TOKEN).start()
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await writer.drain()
+        await asyncio.wait_for(reader.readline(), 30)  # the connection is accepted and answered
+        assert server._server is not None
+        accepted = [c.transport.get_extra_info("socket") for c in server._server.server_state.connections]
+        assert accepted and all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in accepted)
+        writer.close()
+    finally:
+        await server.stop()
 
 
 @pytest.mark.parametrize(
