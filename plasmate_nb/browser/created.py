@@ -1,9 +1,9 @@
-"""New browser contexts and pages, within a deadline.
+"""New browser contexts and pages within a deadline, and letting them go.
 
 Playwright gives ``new_context`` and ``new_page`` no deadline: a browser that stops answering
 (wedged, not dead) would hang the call for good. Past ``seconds`` the call fails with
 ``TimeoutError``; a context or page the browser still creates later belongs to no one, so it is
-closed when it arrives instead of living as long as the browser.
+closed when it arrives instead of living as long as the browser. Closing is bounded too.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from playwright.async_api import BrowserContext, Page
 
-CLOSE_LATE_SECONDS = 5.0
+CLOSE_TIMEOUT_SECONDS = 5.0
 Created = TypeVar("Created", BrowserContext, Page)
 _closing: set[asyncio.Task[None]] = set()  # the loop keeps only weak references to tasks
 
@@ -37,11 +37,14 @@ async def within(creating: Coroutine[Any, Any, Created], seconds: float) -> Crea
 def _close_late(task: asyncio.Future[Any]) -> None:
     if task.cancelled() or task.exception() is not None:  # reading it: nothing left unretrieved
         return
-    closing = asyncio.ensure_future(_close(task.result()))
+    closing = asyncio.ensure_future(close_quietly(task.result()))
     _closing.add(closing)
     closing.add_done_callback(_closing.discard)
 
 
-async def _close(created: BrowserContext | Page) -> None:
+async def close_quietly(target: BrowserContext | Page) -> None:
+    """Close ``target`` within ``CLOSE_TIMEOUT_SECONDS``, whatever fails: it is being let go of.
+    A page's ``beforeunload`` does not run (a page could keep itself open with it)."""
+    closing = target.close(run_before_unload=False) if isinstance(target, Page) else target.close()
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(created.close(), CLOSE_LATE_SECONDS)
+        await asyncio.wait_for(closing, CLOSE_TIMEOUT_SECONDS)

@@ -19,13 +19,13 @@ from urllib.parse import urlsplit
 from playwright.async_api import Browser, BrowserContext, Playwright, ProxySettings, async_playwright
 
 from plasmate_nb.browser.config import EngineConfig
-from plasmate_nb.browser.created import within
+from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, within
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 from plasmate_nb.browser.egress import EgressGate, chromium_args
 from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.messages import describe, reduce_url
 from plasmate_nb.browser.policy import UrlPolicy
-from plasmate_nb.browser.session import CLOSE_TIMEOUT_SECONDS, BrowserSession
+from plasmate_nb.browser.session import BrowserSession
 from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, session_not_found
 from plasmate_nb.trace import TraceLog
 

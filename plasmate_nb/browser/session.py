@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
-from plasmate_nb.browser.created import within
+from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, close_quietly, within
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import (
@@ -103,7 +103,6 @@ CARET_TO_END = """el => {
   return false;
 }"""
 ANSWERS_PROBE_SECONDS = 1.0  # how long a page may take to answer "1" before it counts as hung
-CLOSE_TIMEOUT_SECONDS = 5.0
 
 
 def evaluate_wrapper(expression: str) -> str:
@@ -226,13 +225,12 @@ class BrowserSession:
         if som is not None and not self._lost:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(som.dispose(), CLOSE_TIMEOUT_SECONDS)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._context.close(), CLOSE_TIMEOUT_SECONDS)
+        await close_quietly(self._context)
 
     async def _on_new_page(self, page: Page) -> None:
         if self._opening_page or page is self._page:
             return
-        await _close_quietly(page)  # popups and new tabs: one page per session
+        await close_quietly(page)  # popups and new tabs: one page per session
 
     def _on_crash(self, _page: Page) -> None:
         self._page_crashed = True
@@ -569,7 +567,7 @@ class BrowserSession:
         """Drop a hung or crashed page; open a fresh one in the same context at the last good URL."""
         old, self._page = self._page, None
         if old is not None:
-            await _close_quietly(old)
+            await close_quietly(old)
         try:
             await self.start_page()
         except (PlaywrightError, TimeoutError):
@@ -612,8 +610,3 @@ class BrowserSession:
 def _not_a_session_page(url: str) -> ErrorText | None:
     # A page replaced after a crash or a hang that could not load the last good URL again.
     return pipeline_error(PAGE_NOT_REOPENED) if url == "about:blank" else off_the_web(url)
-
-
-async def _close_quietly(page: Page) -> None:
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(page.close(run_before_unload=False), CLOSE_TIMEOUT_SECONDS)

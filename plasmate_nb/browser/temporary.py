@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from plasmate_nb.browser.created import within
+from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
@@ -36,7 +36,6 @@ from plasmate_nb.som import CompiledSom, compile_page
 if TYPE_CHECKING:
     from plasmate_nb.browser.engine import Engine
 
-CONTEXT_CLOSE_S = 5.0
 #: How long past its own timeout a screenshot may take before we stop waiting for Playwright.
 SCREENSHOT_GRACE_S = 2.0
 
@@ -134,8 +133,7 @@ async def temporary_page(
                 source = await asyncio.wait_for(response.body(), engine.config.action_timeout)
         yield LoadedPage(page, page.url, source, engine.config.action_timeout)
     finally:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(context.close(), CONTEXT_CLOSE_S)
+        await close_quietly(context)
 
 
 def _timed_out(url: str, seconds: float) -> PageFetchFailed:
