@@ -29,9 +29,10 @@ import logging
 import re
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import h11
@@ -66,6 +67,7 @@ HOP_BY_HOP = frozenset(
     }
 )
 GATE_HOST = "127.0.0.1"
+T = TypeVar("T")
 TASKS_CLOSE_SECONDS = 2.0  # how long aclose waits for its cancelled connections to end
 
 
@@ -287,12 +289,14 @@ class EgressGate:
         await body.read_ahead()
         try:
             upstream, first = await self._exchange(addresses, port, head, body)
+            relay = self._relay_response(client, upstream, first, writer)
+            await _unless_client_leaves(client, reader, relay, self.limits.max_header_bytes)
+        except _ClientLeft:
+            return  # what it waited on has been let go of; closing is all that is left
         except OSError as error:
             if client.their_state is h11.SEND_BODY:
                 return  # the request itself is incomplete: closing is the only honest answer
             writer.write(_own_answer(client, 502, "unreachable", _net_error(error)))
-            return
-        await self._relay_response(client, upstream, first, writer)
 
     async def _exchange(
         self, addresses: list[IPAddress], port: int, head: h11.Request, body: _Body
@@ -305,8 +309,13 @@ class EgressGate:
                 upstream = _Upstream(*await self._open(addresses, port), self.limits)
             try:
                 await upstream.send(head)
-                await body.send_to(upstream)
-                return upstream, await _response_head(upstream, self.limits.upstream_idle)
+                await body.send_to(upstream)  # the request is whole from here: its sender can be watched
+                head_read = _response_head(upstream, self.limits.upstream_idle)
+                limit = self.limits.max_header_bytes
+                return upstream, await _unless_client_leaves(body.client, body.reader, head_read, limit)
+            except _ClientLeft:
+                upstream.close()
+                raise
             except OSError:
                 upstream.close()
                 if not (upstream.reused and body.replayable):
@@ -441,8 +450,8 @@ class _Body:
     on a fresh connection, streamed when larger."""
 
     def __init__(self, client: h11.Connection, reader: asyncio.StreamReader, limits: GateLimits) -> None:
-        self._client = client
-        self._reader = reader
+        self.client = client
+        self.reader = reader
         self._limits = limits
         self._chunks: list[bytes] = []
         self._complete = False
@@ -472,13 +481,48 @@ class _Body:
 
     async def _next(self) -> bytes | None:
         while True:
-            event = await _next_event(self._client, self._reader, self._limits.client_idle)
+            event = await _next_event(self.client, self.reader, self._limits.client_idle)
             if event is None or isinstance(event, h11.ConnectionClosed):
                 raise ConnectionResetError("the request body was cut short")
             if isinstance(event, h11.EndOfMessage):
                 return None
             if isinstance(event, h11.Data):
                 return bytes(event.data)
+
+
+class _ClientLeft(Exception):
+    """Chromium closed its side of the connection while the gate waited for it."""
+
+
+async def _unless_client_leaves(
+    client: h11.Connection, reader: asyncio.StreamReader, work: Awaitable[T], limit: int
+) -> T:
+    """``work``'s result, or :class:`_ClientLeft` with ``work`` cancelled when the client closes
+    its side first. A browser ends a proxied request it no longer wants (a stopped load, a closed
+    context) only by closing the connection; the destination's connection must go with it, not
+    wait out the idle bound. Bytes the client sends meanwhile are kept by h11 for its next
+    request, up to ``limit`` bytes (Chromium sends none: it never pipelines); a client that sends
+    more is taken as gone. Only for a request read whole: nothing else reads ``reader`` meanwhile."""
+    working = asyncio.ensure_future(work)
+    watching = asyncio.ensure_future(_until_closed(client, reader, limit))
+    try:
+        await asyncio.wait({working, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        left = not working.done()
+        for task in (working, watching):
+            task.cancel()
+        await asyncio.wait({working, watching})  # both end at once when cancelled
+    if left:
+        raise _ClientLeft("the client closed its connection")
+    return working.result()
+
+
+async def _until_closed(client: h11.Connection, reader: asyncio.StreamReader, limit: int) -> None:
+    received = 0
+    with contextlib.suppress(OSError):
+        while (data := await reader.read(65536)) and received + len(data) <= limit:
+            received += len(data)
+            client.receive_data(data)
 
 
 async def _response_head(upstream: _Upstream, idle: float) -> h11.Response:

@@ -33,7 +33,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import cookies as cookie_jar
 from plasmate_nb.browser.config import EngineConfig
-from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, close_quietly, within
+from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.messages import (
@@ -222,9 +222,8 @@ class BrowserSession:
 
     async def close(self) -> None:
         som, self.som, self._page = self.som, None, None
-        if som is not None and not self._lost:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(som.dispose(), CLOSE_TIMEOUT_SECONDS)
+        if som is not None:
+            await som.dispose()  # never waits: a cancelled caller still reaches the closing below
         await close_quietly(self._context)
 
     async def _on_new_page(self, page: Page) -> None:

@@ -16,6 +16,7 @@ import pytest_asyncio
 
 from plasmate_nb.browser import EgressGate, GateLimits, UrlPolicy
 from plasmate_nb.browser.egress import MARKER, REASON
+from tests.support import wait_until
 
 ALLOWED, BLOCKED = "127.0.0.1", "127.0.0.2"
 LIMITS = GateLimits(client_idle=1.0, upstream_idle=1.0, upstream_connect=1.0)
@@ -30,6 +31,7 @@ class Destination:
         self.host = host
         self.answer = answer
         self.connections = 0
+        self.closed = 0  # connections that ended (the gate's side closed, or ours)
         self.received = b""
         self.port = 0
         self._server: asyncio.Server | None = None
@@ -46,18 +48,20 @@ class Destination:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
         requests = 0
-        with contextlib.suppress(OSError):
-            while data := await reader.read(65536):
-                self.received += data
-                while b"\r\n\r\n" in data:  # one answer per request head (bodies here are small)
-                    data = data.split(b"\r\n\r\n", 1)[1]
-                    requests += 1
-                    reply = self.answer(requests)
-                    if reply is None:
-                        writer.close()
-                        return
-                    writer.write(reply)
+        try:
+            with contextlib.suppress(OSError):
+                while data := await reader.read(65536):
+                    self.received += data
+                    while b"\r\n\r\n" in data:  # one answer per request head (bodies here are small)
+                        data = data.split(b"\r\n\r\n", 1)[1]
+                        requests += 1
+                        reply = self.answer(requests)
+                        if reply is None:
+                            return
+                        writer.write(reply)
+        finally:
             writer.close()
+            self.closed += 1
 
 
 async def exchange(
@@ -239,6 +243,80 @@ async def test_a_destination_that_never_answers_is_bounded(destinations):
         assert answer.startswith(b"HTTP/1.1 502 ") and answer.endswith(b"net::ERR_TIMED_OUT\n")
     finally:
         await gate.aclose()
+
+
+@pytest.mark.parametrize(
+    ("answer", "left_after"),
+    [
+        (b"", b""),  # the destination is still thinking: Chromium leaves before any answer
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", b"0123456789"),  # mid-body
+    ],
+    ids=["before-the-answer", "during-the-body"],
+)
+async def test_a_client_that_leaves_takes_the_destinations_connection_with_it(
+    destinations, answer, left_after
+):
+    allowed, _blocked = destinations
+    allowed.answer = lambda n: answer
+    gate = await make_gate(upstream_idle=60.0, client_idle=60.0)  # only the client leaving can end it
+    try:
+        port = int(gate.server.rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET http://{ALLOWED}:{allowed.port}/slow HTTP/1.1\r\nHost: a\r\n\r\n".encode())
+        await writer.drain()
+        await wait_until(lambda: allowed.connections == 1, what="the request to reach the destination")
+        received = b""
+        async with asyncio.timeout(5):
+            while not received.endswith(left_after):
+                received += await reader.read(65536)
+        writer.close()  # how Chromium ends a request it no longer wants: a stopped load, a closed context
+        await wait_until(lambda: allowed.closed == 1, timeout=5, what="the destination's connection to close")
+        allowed.answer = lambda n: RESPONSE
+        again = await exchange(
+            gate, f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        )
+        assert again.startswith(b"HTTP/1.1 200 ")  # the gate serves on
+    finally:
+        await gate.aclose()
+
+
+async def test_a_request_sent_while_the_last_one_is_answered_is_answered_too():
+    first_arrived, answer_first = asyncio.Event(), asyncio.Event()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for number in (1, 2):
+            await reader.readuntil(b"\r\n\r\n")
+            if number == 1:
+                first_arrived.set()
+                await answer_first.wait()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n" + str(number).encode())
+        writer.close()
+
+    destination = await asyncio.start_server(serve, ALLOWED, 0)
+    port = destination.sockets[0].getsockname()[1]
+    gate = await make_gate(upstream_idle=10.0)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", int(gate.server.rsplit(":", 1)[1]))
+        request = f"GET http://{ALLOWED}:{port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        writer.write(request)
+        await writer.drain()
+        async with asyncio.timeout(5):
+            await first_arrived.wait()
+        writer.write(request)  # while the gate waits on the destination (and watches this side)
+        await writer.drain()
+        answer_first.set()
+        received = b""
+        async with asyncio.timeout(5):
+            while received.count(b"HTTP/1.1 200 ") < 2 or not received.endswith(b"2"):
+                chunk = await reader.read(65536)
+                assert chunk, f"the gate closed after {received!r}"
+                received += chunk
+        replies = received.split(b"HTTP/1.1 200 ")
+        assert [reply[-1:] for reply in replies[1:]] == [b"1", b"2"]
+        writer.close()
+    finally:
+        await gate.aclose()
+        destination.close()
 
 
 @pytest.mark.parametrize(
