@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import signal
 import sys
+from collections.abc import Awaitable
 
 import anyio
 
@@ -26,6 +28,21 @@ def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
         allowed_networks=tuple(args.allow_network),
         evaluate_result_limit=args.evaluate_result_limit,
     )
+
+
+async def _until_terminated(serving: Awaitable[None]) -> None:
+    """``serving``, ended early by SIGTERM as by Ctrl-C: the way MCP clients stop a stdio server
+    that did not leave when its stdin closed. The caller then closes the browser."""
+    async with anyio.create_task_group() as tasks:
+
+        async def end_on_sigterm() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+                async for _ in signals:
+                    tasks.cancel_scope.cancel()
+
+        tasks.start_soon(end_on_sigterm)
+        await serving
+        tasks.cancel_scope.cancel()
 
 
 def serve_from_args(args: argparse.Namespace) -> int:
@@ -52,7 +69,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
     async def main() -> None:
         try:
             if http is None:
-                await serve_stdio(dispatcher)
+                await _until_terminated(serve_stdio(dispatcher))
                 return
             await http.start()
             print(f"MCP HTTP endpoint: {http.url}", file=sys.stderr, flush=True)

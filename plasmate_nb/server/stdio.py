@@ -3,22 +3,74 @@
 Lines reach the SDK through :class:`AnsweredLines`, which answers malformed frames with a
 JSON-RPC error (the SDK alone would drop them and leave the client waiting), and an id-less
 ``ping`` with an empty result, as the reference does (docs/contract.md#json-rpc-answers).
+They are read by :class:`StdinLines`, so that one Ctrl-C ends the server even while its client
+says nothing.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import io
+import os
 import sys
+import threading
 from collections.abc import AsyncIterator
-from io import TextIOWrapper
 from typing import Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from plasmate_nb.server.app import build_server
 from plasmate_nb.server.jsonrpc_guard import idless_ping_answer, malformed_frame_error
 from plasmate_nb.tools import Dispatcher
+
+
+class StdinLines:
+    """The lines of file descriptor ``fd`` as text (UTF-8, undecodable bytes replaced, newlines
+    translated as ``sys.stdin`` does), read by a daemon thread.
+
+    Why not a worker thread per line (the SDK's own stdin): a blocked read in a worker cannot be
+    cancelled, and exiting waits for it, so a Ctrl-C while the client was silent did nothing and a
+    second one skipped closing the browser. Here a cancelled wait returns at once and the process
+    never waits for the reader. The reader uses ``os.read``, never ``sys.stdin``: exiting takes
+    the lock of ``sys.stdin``'s buffer, which a blocked ``readline`` would hold. One line is handed
+    over at a time.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        send, receive = anyio.create_memory_object_stream[str](0)
+        token = anyio.lowlevel.current_token()
+        threading.Thread(target=self._read, args=(send, token), name="stdin lines", daemon=True).start()
+        async with receive:
+            async for line in receive:
+                yield line
+
+    def _read(self, send: MemoryObjectSendStream[str], token: Any) -> None:
+        decoder = io.IncrementalNewlineDecoder(
+            codecs.getincrementaldecoder("utf-8")("replace"), translate=True
+        )
+        pending = ""
+        with contextlib.suppress(anyio.RunFinishedError, anyio.BrokenResourceError, OSError):
+            while data := os.read(self._fd, 65536):
+                *lines, pending = (pending + decoder.decode(data)).split("\n")
+                for line in lines:
+                    anyio.from_thread.run(send.send, line + "\n", token=token)
+            pending += decoder.decode(b"", final=True)
+            if pending:  # a last line without its newline
+                anyio.from_thread.run(send.send, pending, token=token)
+        with contextlib.suppress(anyio.RunFinishedError):
+            anyio.from_thread.run_sync(send.close, token=token)  # stdin ended: so does the session
 
 
 class AnsweredLines:
@@ -50,8 +102,7 @@ class AnsweredLines:
 
 async def serve_stdio(dispatcher: Dispatcher) -> None:
     server = build_server(dispatcher)
-    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    lines = AnsweredLines(stdin)
+    lines = AnsweredLines(StdinLines(sys.stdin.fileno()))
     async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
         lines.answer_with(write)
         await server.run(read, write, server.create_initialization_options())

@@ -1,17 +1,21 @@
-"""The server's command line end to end: policy flags over a real ``plasmate-nb serve`` and its gate, and
-the reference's names (``plasmate-nb mcp``, ``--transport streamable-http``)."""
+"""The server's command line end to end: policy flags over a real ``plasmate-nb serve`` and its gate, the
+reference's names (``plasmate-nb mcp``, ``--transport streamable-http``), and how it ends."""
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import socket
 import subprocess
 import sys
 
+import psutil
 import pytest
 
 from plasmate_nb.cli import build_parser
 from plasmate_nb.client import StdioTransport, ToolError
 from plasmate_nb.server.cli import engine_config_from_args
+from tests.server.raw_jsonrpc import RawStdio
 
 
 def test_allow_network_reaches_the_engine_config_and_refuses_non_networks():
@@ -81,3 +85,24 @@ def test_a_port_in_use_is_named_and_the_server_exits_2():
         f"cannot listen on 127.0.0.1:{port}: Address already in use; choose another port (0 picks a free one)"
     )
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+async def test_one_signal_ends_a_stdio_server_whose_client_is_silent_and_closes_its_browser(
+    demo, signal_number
+):
+    with RawStdio() as server:
+        server.initialize()
+        opened = server.payload("open_page", {"url": demo.url("/login.html")})
+        assert opened["title"] == "Sign in"
+        browser = psutil.Process(server.process.pid).children(recursive=True)
+        assert browser, "the browser should run under the server"
+        server.process.send_signal(signal_number)  # stdin stays open and silent
+        try:
+            code = await asyncio.to_thread(server.process.wait, 30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"one {signal_number.name} did not end a server whose stdin is silent")
+        assert code == 0, server.stderr()[-2000:]
+        assert "Traceback" not in server.stderr()
+        _gone, alive = psutil.wait_procs(browser, timeout=15)
+        assert not alive, f"left running: {[p.name() for p in alive]}"
