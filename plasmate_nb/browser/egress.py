@@ -141,7 +141,7 @@ class EgressGate:
         self._pool: dict[tuple[str, int], deque[_Upstream]] = {}
         self._refusals: deque[Refusal] = deque(maxlen=self.limits.remembered_refusals)
         self._serial = itertools.count(1)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: dict[asyncio.Task[None], asyncio.StreamWriter] = {}  # connections from Chromium
 
     def __repr__(self) -> str:
         return f"EgressGate(server={self.server!r}, refusals={len(self._refusals)})"
@@ -166,8 +166,11 @@ class EgressGate:
         if server is not None:
             server.close()
         tasks = list(self._tasks)
-        for task in tasks:
+        for task, writer in self._tasks.items():
             task.cancel()
+            # Also its socket: a connection whose cancellation got lost (3.11's wait_for) then reads
+            # the end of its client at once instead of waiting out the idle bound.
+            writer.close()
         try:  # bounded: a task whose cancellation got lost (3.11's wait_for) must not hold the close
             if tasks:
                 ended, _ = await asyncio.wait(tasks, timeout=TASKS_CLOSE_SECONDS)
@@ -207,7 +210,7 @@ class EgressGate:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)
+        self._tasks[task] = writer
         try:
             async with self._connections:
                 await self._serve(reader, writer)
@@ -218,7 +221,7 @@ class EgressGate:
         except Exception as error:  # a surprise must end this connection only, never the gate
             log.warning("egress gate: connection ended by %s", type(error).__name__)
         finally:
-            self._tasks.discard(task)
+            self._tasks.pop(task, None)
             writer.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -360,6 +363,9 @@ class EgressGate:
         return None
 
     def _release(self, upstream: _Upstream) -> None:
+        if self._server is None:  # closed meanwhile: the pool has been emptied for good
+            upstream.close()
+            return
         upstream.http.start_next_cycle()
         upstream.released_at = time.monotonic()
         pooled = self._pool.setdefault(upstream.key, deque())

@@ -11,10 +11,11 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 
+import h11
 import pytest
 import pytest_asyncio
 
-from plasmate_nb.browser import EgressGate, GateLimits, UrlPolicy
+from plasmate_nb.browser import EgressGate, GateLimits, UrlPolicy, egress
 from plasmate_nb.browser.egress import MARKER, REASON
 from tests.support import wait_until
 
@@ -447,3 +448,40 @@ async def test_a_connect_beyond_the_cap_waits_unconnected_for_a_slot(destination
             writer.close()
         await barrier.stop()
         await gate.aclose()
+
+
+async def test_closing_ends_a_connection_that_lost_its_cancellation(destinations, monkeypatch):
+    """Python 3.11's wait_for can drop a cancellation that arrives as its read completes; such a
+    connection must still end when the gate closes, and hand nothing back to the pool."""
+    allowed, _blocked = destinations
+    real_next_event = egress._next_event
+    waits_for_a_request: list[int] = []
+
+    async def deaf_to_cancellation(connection, *args, **kwargs):
+        if connection.our_role is h11.SERVER and connection.their_state is h11.IDLE:
+            waits_for_a_request.append(1)
+        while True:
+            try:
+                return await real_next_event(connection, *args, **kwargs)
+            except asyncio.CancelledError:
+                continue  # the cancellation is lost; the read goes on
+
+    monkeypatch.setattr(egress, "_next_event", deaf_to_cancellation)
+    gate = await make_gate(client_idle=60.0, upstream_idle=60.0)
+    port = int(gate.server.rsplit(":", 1)[1])
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode())
+        await writer.drain()
+        async with asyncio.timeout(5):
+            answer = await reader.readuntil(b"ok")
+        assert answer.startswith(b"HTTP/1.1 200 ")
+        await wait_until(lambda: len(waits_for_a_request) == 2, what="the gate to wait for a second request")
+        await gate.aclose()
+        async with asyncio.timeout(5):
+            assert await reader.read() == b""  # the gate's side closed
+        await wait_until(lambda: not gate._tasks, what="the connection to end")
+        await wait_until(lambda: allowed.closed == allowed.connections == 1, what="the upstream to close")
+        assert not gate._pool
+    finally:
+        writer.close()
