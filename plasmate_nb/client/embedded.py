@@ -19,6 +19,9 @@ from plasmate_nb.tools import Dispatcher
 if TYPE_CHECKING:
     from plasmate_nb.server.http import HttpServer
 
+PORT_IN_USE_HINT = (
+    "if this notebook served on that port before (a cell run twice), call stop() on that server first"
+)
 _lock = threading.Lock()
 _dispatcher: Dispatcher | None = None
 
@@ -99,10 +102,15 @@ async def serve_embedded_http(
 
     >>> server = run_sync(serve_embedded_http())
     """
-    from plasmate_nb.server.http import HttpServer  # lazy: uvicorn and starlette only when serving
+    from plasmate_nb.server.http import HttpServer, ServerConfigError  # lazy: uvicorn only when serving
 
     server = HttpServer(
         embedded_dispatcher(), host=host, port=port, token=token, allowed_origins=allowed_origins
     )
-    await server.start()
+    try:
+        await server.start()
+    except ServerConfigError as error:
+        if error.port_in_use:  # in a notebook, most often a serve cell run a second time
+            error.with_hint(PORT_IN_USE_HINT)
+        raise
     return EmbeddedHttpServer(server)

@@ -35,6 +35,7 @@ import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.server.app import build_server
 from plasmate_nb.server.jsonrpc_guard import error_bytes, malformed_frame_error
 from plasmate_nb.tools import Dispatcher
@@ -53,8 +54,17 @@ LOOPBACK_NAMES = frozenset({"localhost"})
 log = logging.getLogger("plasmate_nb.server")
 
 
-class ServerConfigError(ValueError):
-    """A server option that must be fixed before the server can start."""
+class ServerConfigError(HintedError, ValueError):
+    """A server option that must be fixed before the server can start; ``port_in_use`` when
+    the port was taken (a notebook adds what to do about that as its ``hint``)."""
+
+    port_in_use: bool = False
+
+
+def cannot_listen_error(host: str, port: int, error: OSError) -> ServerConfigError:
+    failure = ServerConfigError(cannot_listen(host, port, error))
+    failure.port_in_use = error.errno == errno.EADDRINUSE
+    return failure
 
 
 def cannot_listen(host: str, port: int, error: OSError) -> str:
@@ -414,7 +424,7 @@ class HttpServer:
         try:
             found = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         except OSError as error:
-            raise ServerConfigError(cannot_listen(self.host, self.port, error)) from None
+            raise cannot_listen_error(self.host, self.port, error) from None
         listening: list[socket.socket] = []
         port = self.port
         try:
@@ -426,7 +436,7 @@ class HttpServer:
         except OSError as error:
             for bound in listening:
                 bound.close()
-            raise ServerConfigError(cannot_listen(self.host, port, error)) from None
+            raise cannot_listen_error(self.host, port, error) from None
         return listening
 
     @staticmethod

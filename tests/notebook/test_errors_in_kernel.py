@@ -48,6 +48,7 @@ MISTAKES = {
     "async call": 'a = pnb.AsyncSession()\nawait a.open(site.url("/login.html"))\nawait a.click("e_doesnotexist")',
     "missing command": 'pnb.Session.connect(command=["plasmate-nb-missing", "serve"]).open(site.url("/"))',
     "after close": "s.close()\ns.trace.events()",
+    "port in use": "pnb.serve(port=int(server.url.rsplit(':', 1)[1].removesuffix('/mcp')))",
 }
 
 
@@ -96,3 +97,6 @@ def test_mistakes_in_a_kernel_show_a_short_traceback_with_a_hint(jupyter_env: di
     assert "no command 'plasmate-nb-missing'" in outputs["missing command"]["evalue"]
     assert "sys.executable" in texts["missing command"]
     assert "s.final_trace" in texts["after close"]
+    assert outputs["port in use"]["ename"] == "ServerConfigError"
+    assert "Address already in use; choose another port" in outputs["port in use"]["evalue"]
+    assert "call stop() on that server first" in texts["port in use"]
