@@ -408,11 +408,15 @@ class HttpServer:
         listening = self._listen()
         server = uvicorn.Server(config)
         task = asyncio.create_task(self._serve(server, listening))
-        while not server.started:
-            if task.done():
-                task.result()  # re-raise the start-up failure
-                raise ServerConfigError("MCP HTTP server stopped during start-up")
-            await asyncio.sleep(0.01)
+        try:
+            while not server.started:
+                if task.done():
+                    task.result()  # re-raise the start-up failure
+                    raise ServerConfigError("MCP HTTP server stopped during start-up")
+                await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            task.cancel()  # a start given up on (an interrupted pnb.serve) must not hold the port
+            raise
         self._server, self._task = server, task
         self.port = listening[0].getsockname()[1]
         return self

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 import pytest_asyncio
+import uvicorn
 from mcp import Client
 
 from plasmate_nb.browser import Engine, EngineConfig
@@ -20,6 +21,7 @@ from plasmate_nb.client import HttpTransport, StdioTransport, ToolError
 from plasmate_nb.server import SERVER_NAME, HttpServer, ServerConfigError, build_server
 from plasmate_nb.server.http import cannot_listen
 from plasmate_nb.tools import DEFAULT_TOOLS, Dispatcher
+from tests.support import wait_until
 
 TOKEN = "t" * 40
 STDIO_COMMAND = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
@@ -181,6 +183,36 @@ async def test_every_loopback_host_serves_and_a_taken_port_is_named(dispatcher) 
             )
         finally:
             await first.stop()
+
+
+async def test_a_start_cancelled_before_the_server_is_up_leaves_nothing_listening(
+    dispatcher, monkeypatch
+) -> None:
+    # A notebook interrupted during pnb.serve() cancels the start; a server left running would
+    # hold the port with nothing able to stop it.
+    starting = asyncio.Event()
+
+    async def slow_startup(self, sockets=None) -> None:  # the app never finishes starting
+        starting.set()
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(uvicorn.Server, "startup", slow_startup)
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    start = asyncio.create_task(HttpServer(dispatcher, port=port, token=TOKEN).start())
+    await asyncio.wait_for(starting.wait(), 30)
+    start.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await start
+
+    def port_is_free() -> bool:
+        try:
+            socket.create_server(("127.0.0.1", port)).close()
+        except OSError:
+            return False
+        return True
+
+    await wait_until(port_is_free, what="the cancelled server to let its port go")
 
 
 async def test_answers_go_out_without_waiting_for_the_clients_ack(dispatcher) -> None:
