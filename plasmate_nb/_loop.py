@@ -48,7 +48,9 @@ def spawn(
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on the background loop and wait for its result."""
+    """Run ``coro`` on the background loop and wait for its result. Interrupted while waiting
+    (Jupyter's Interrupt is a KeyboardInterrupt here), it cancels ``coro`` too: work nobody waits
+    for any more must not go on unseen (a page loading, a session being opened)."""
     loop = background_loop()
     if threading.current_thread() is _thread:
         coro.close()
@@ -56,4 +58,9 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         raise RuntimeError(
             "a sync Session method was called on the plasmate_nb loop thread; use AsyncSession there"
         )
-    return spawn(coro, loop).result()
+    future = spawn(coro, loop)
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # a no-op when the coroutine itself ended with this error
+        raise
