@@ -103,10 +103,16 @@ class _Upstream:
     """One kept-alive HTTP/1.1 connection to a checked address."""
 
     def __init__(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: GateLimits
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        limits: GateLimits,
+        live: set[_Upstream],
     ) -> None:
         self.reader = reader
         self.writer = writer
+        self._live = live  # the gate's open upstream connections, in use or pooled: it closes them all
+        live.add(self)
         self.idle = limits.upstream_idle
         self.http = h11.Connection(h11.CLIENT, max_incomplete_event_size=limits.max_header_bytes)
         peer = writer.get_extra_info("peername") or ("", 0)
@@ -123,6 +129,7 @@ class _Upstream:
 
     def close(self) -> None:
         self.writer.close()
+        self._live.discard(self)
 
 
 class EgressGate:
@@ -139,6 +146,7 @@ class EgressGate:
         self._connections = asyncio.Semaphore(self.limits.max_connections)
         self._tunnels = asyncio.Semaphore(self.limits.max_tunnels)
         self._pool: dict[tuple[str, int], deque[_Upstream]] = {}
+        self._upstreams: set[_Upstream] = set()  # every open one, pooled or in use
         self._refusals: deque[Refusal] = deque(maxlen=self.limits.remembered_refusals)
         self._serial = itertools.count(1)
         self._tasks: dict[asyncio.Task[None], asyncio.StreamWriter] = {}  # connections from Chromium
@@ -178,9 +186,10 @@ class EgressGate:
                     if not task.cancelled():
                         task.exception()
         finally:
-            for pooled in self._pool.values():
-                for upstream in pooled:
-                    upstream.close()
+            # In use too: an exchange whose wait for its destination lost its cancellation then
+            # reads the end of that connection at once.
+            for upstream in list(self._upstreams):
+                upstream.close()
             self._pool.clear()
 
     # ----- what the engine asks ----------------------------------------------------------------
@@ -293,7 +302,7 @@ class EgressGate:
         try:
             upstream, first = await self._exchange(addresses, port, head, body)
             relay = self._relay_response(client, upstream, first, writer)
-            await _unless_client_leaves(client, reader, relay, self.limits.max_header_bytes)
+            await _unless_client_leaves(client, reader, upstream, relay, self.limits.max_header_bytes)
         except _ClientLeft:
             return  # what it waited on has been let go of; closing is all that is left
         except OSError as error:
@@ -309,21 +318,23 @@ class EgressGate:
         upstream = self._pooled(addresses, port)
         while True:
             if upstream is None:
-                upstream = _Upstream(*await self._open(addresses, port), self.limits)
+                upstream = _Upstream(*await self._open(addresses, port), self.limits, self._upstreams)
             try:
                 await upstream.send(head)
                 await body.send_to(upstream)  # the request is whole from here: its sender can be watched
                 head_read = _response_head(upstream, self.limits.upstream_idle)
                 limit = self.limits.max_header_bytes
-                return upstream, await _unless_client_leaves(body.client, body.reader, head_read, limit)
-            except _ClientLeft:
-                upstream.close()
-                raise
+                return upstream, await _unless_client_leaves(
+                    body.client, body.reader, upstream, head_read, limit
+                )
             except OSError:
                 upstream.close()
                 if not (upstream.reused and body.replayable):
                     raise
                 upstream = None
+            except BaseException:  # the client left, the gate is closing: this connection is done with
+                upstream.close()
+                raise
 
     async def _relay_response(
         self, client: h11.Connection, upstream: _Upstream, first: h11.Response, writer: asyncio.StreamWriter
@@ -501,34 +512,46 @@ class _ClientLeft(Exception):
 
 
 async def _unless_client_leaves(
-    client: h11.Connection, reader: asyncio.StreamReader, work: Awaitable[T], limit: int
+    client: h11.Connection, reader: asyncio.StreamReader, upstream: _Upstream, work: Awaitable[T], limit: int
 ) -> T:
-    """``work``'s result, or :class:`_ClientLeft` with ``work`` cancelled when the client closes
-    its side first. A browser ends a proxied request it no longer wants (a stopped load, a closed
-    context) only by closing the connection; the destination's connection must go with it, not
-    wait out the idle bound. Bytes the client sends meanwhile are kept by h11 for its next
-    request, up to ``limit`` bytes (Chromium sends none: it never pipelines); a client that sends
-    more is taken as gone. Only for a request read whole: nothing else reads ``reader`` meanwhile."""
+    """``work``'s result, or :class:`_ClientLeft` when the client closes its side first.
+
+    A browser ends a proxied request it no longer wants (a stopped load, a closed context) only by
+    closing the connection; ``upstream``, the destination's connection, then goes with it instead
+    of waiting out the idle bound, and ``work`` is cancelled. An end of input is taken as leaving,
+    as common proxies take it: a half-closed connection reads the same as a closed one (Chromium
+    never half-closes). Bytes the client sends meanwhile go to h11 for its next request, up to
+    ``limit`` (Chromium sends none: it never pipelines); past that the watch ends and the rest
+    waits in the socket. Only for a request read whole: nothing else reads ``reader`` meanwhile.
+    """
     working = asyncio.ensure_future(work)
     watching = asyncio.ensure_future(_until_closed(client, reader, limit))
     try:
-        await asyncio.wait({working, watching}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait({working, watching}, return_when=asyncio.FIRST_COMPLETED)
+        if watching in done and not working.done() and watching.result():
+            raise _ClientLeft("the client closed its connection")
+        return await working
     finally:
-        left = not working.done()
+        if not working.done():  # the client left, or the gate is closing
+            upstream.close()  # first: work whose cancellation gets lost still ends, reading its end
         for task in (working, watching):
             task.cancel()
-        await asyncio.wait({working, watching})  # both end at once when cancelled
-    if left:
-        raise _ClientLeft("the client closed its connection")
-    return working.result()
+        await asyncio.wait({working, watching})
 
 
-async def _until_closed(client: h11.Connection, reader: asyncio.StreamReader, limit: int) -> None:
+async def _until_closed(client: h11.Connection, reader: asyncio.StreamReader, limit: int) -> bool:
+    """True when the client's side ends; False when ``limit`` bytes came first (all kept)."""
     received = 0
-    with contextlib.suppress(OSError):
-        while (data := await reader.read(65536)) and received + len(data) <= limit:
+    try:
+        while received < limit:
+            data = await reader.read(min(65536, limit - received))
+            if not data:
+                return True
             received += len(data)
             client.receive_data(data)
+    except OSError:
+        return True
+    return False
 
 
 async def _response_head(upstream: _Upstream, idle: float) -> h11.Response:

@@ -485,3 +485,59 @@ async def test_closing_ends_a_connection_that_lost_its_cancellation(destinations
         assert not gate._pool
     finally:
         writer.close()
+
+
+async def test_bytes_a_client_sends_past_the_watch_limit_wait_in_the_socket_none_are_lost():
+    """A client that pipelines more than the watch keeps (a large POST) has not left: the first
+    answer goes on, and every byte of what follows is still there for the next request."""
+    client = h11.Connection(h11.SERVER)
+    client.receive_data(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+    assert isinstance(client.next_event(), h11.Request) and isinstance(client.next_event(), h11.EndOfMessage)
+    pipelined = b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 40\r\n\r\n" + b"y" * 40
+    reader = asyncio.StreamReader()
+    reader.feed_data(pipelined)
+    limit = 32
+
+    class Upstream:
+        def close(self) -> None:
+            raise AssertionError("the destination's connection was closed, yet the client stayed")
+
+    async def answer_once_the_watch_is_full() -> str:
+        await wait_until(lambda: len(client.trailing_data[0]) == limit, what="the watch to fill")
+        return "answered"
+
+    answer = await egress._unless_client_leaves(
+        client, reader, Upstream(), answer_once_the_watch_is_full(), limit
+    )
+    assert answer == "answered"
+    assert client.trailing_data[0] + await reader.read(len(pipelined)) == pipelined
+
+
+async def test_closing_ends_an_exchange_whose_wait_for_the_destination_lost_its_cancellation(
+    destinations, monkeypatch
+):
+    allowed, _blocked = destinations
+    allowed.answer = lambda n: b""  # the destination never answers
+    real_next_event = egress._next_event
+
+    async def deaf_upstream_reads(connection, *args, **kwargs):
+        while True:
+            try:
+                return await real_next_event(connection, *args, **kwargs)
+            except asyncio.CancelledError:
+                if connection.our_role is h11.SERVER:
+                    raise
+                continue  # a read from the destination whose cancellation is lost
+
+    monkeypatch.setattr(egress, "_next_event", deaf_upstream_reads)
+    gate = await make_gate(client_idle=60.0, upstream_idle=60.0)
+    _reader, writer = await asyncio.open_connection("127.0.0.1", int(gate.server.rsplit(":", 1)[1]))
+    try:
+        writer.write(f"GET http://{ALLOWED}:{allowed.port}/ HTTP/1.1\r\nHost: a\r\n\r\n".encode())
+        await writer.drain()
+        await wait_until(lambda: allowed.connections == 1, what="the request to reach the destination")
+        await gate.aclose()
+        await wait_until(lambda: not gate._tasks, what="the connection to end")
+        await wait_until(lambda: allowed.closed == 1, what="the destination's connection to close")
+    finally:
+        writer.close()
