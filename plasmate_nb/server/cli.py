@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import logging
 import signal
 import sys
-from collections.abc import Awaitable
+from collections.abc import Callable, Iterator
 
 import anyio
 
@@ -30,19 +31,40 @@ def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
     )
 
 
-async def _until_terminated(serving: Awaitable[None]) -> None:
-    """``serving``, ended early by SIGTERM as by Ctrl-C: the way MCP clients stop a stdio server
-    that did not leave when its stdin closed. The caller then closes the browser."""
-    async with anyio.create_task_group() as tasks:
+async def _serve_stdio_then_close(dispatcher: Dispatcher, engine: Engine) -> None:
+    """Serve on stdio until stdin ends, Ctrl-C, or SIGTERM (how MCP clients stop a server that
+    outlives its stdin), then close the browser. A SIGTERM while it closes is ignored: the closing
+    is under way, and the default action would cut it short."""
+    serving = anyio.CancelScope()
+    with _first_sigterm_calls(serving.cancel):
+        try:
+            with serving:
+                await serve_stdio(dispatcher)
+        finally:
+            await engine.aclose()
 
-        async def end_on_sigterm() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM) as signals:
-                async for _ in signals:
-                    tasks.cancel_scope.cancel()
 
-        tasks.start_soon(end_on_sigterm)
-        await serving
-        tasks.cancel_scope.cancel()
+@contextlib.contextmanager
+def _first_sigterm_calls(callback: Callable[[], object]) -> Iterator[None]:
+    """While the block runs, the first SIGTERM calls ``callback`` and later ones are ignored. Where
+    the loop cannot take signals (not the main thread, Windows) SIGTERM keeps its default."""
+    loop = asyncio.get_running_loop()
+    received: list[int] = []
+
+    def on_sigterm() -> None:
+        if not received:
+            callback()
+        received.append(signal.SIGTERM)
+
+    try:
+        loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def serve_from_args(args: argparse.Namespace) -> int:
@@ -67,10 +89,10 @@ def serve_from_args(args: argparse.Namespace) -> int:
         return 2
 
     async def main() -> None:
+        if http is None:
+            await _serve_stdio_then_close(dispatcher, engine)
+            return
         try:
-            if http is None:
-                await _until_terminated(serve_stdio(dispatcher))
-                return
             await http.start()
             print(f"MCP HTTP endpoint: {http.url}", file=sys.stderr, flush=True)
             if http.generated_token:

@@ -9,7 +9,9 @@ says nothing.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
+import concurrent.futures
 import contextlib
 import io
 import os
@@ -28,6 +30,14 @@ from mcp.shared.message import SessionMessage
 from plasmate_nb.server.app import build_server
 from plasmate_nb.server.jsonrpc_guard import idless_ping_answer, malformed_frame_error
 from plasmate_nb.tools import Dispatcher
+
+# A hand-over to a loop that has ended, is ending (the hand-over cancelled) or closed under it.
+_NOBODY_LEFT = (
+    anyio.RunFinishedError,
+    asyncio.CancelledError,
+    concurrent.futures.CancelledError,
+    RuntimeError,
+)
 
 
 class StdinLines:
@@ -60,17 +70,32 @@ class StdinLines:
         decoder = io.IncrementalNewlineDecoder(
             codecs.getincrementaldecoder("utf-8")("replace"), translate=True
         )
-        pending = ""
-        with contextlib.suppress(anyio.RunFinishedError, anyio.BrokenResourceError, OSError):
+        started: list[str] = []  # the pieces of a line whose newline has not come yet
+        # Whatever fails here means nobody is left to hand lines to: the loop, the session or stdin ended.
+        with contextlib.suppress(*_NOBODY_LEFT, anyio.BrokenResourceError, OSError):
             while data := os.read(self._fd, 65536):
-                *lines, pending = (pending + decoder.decode(data)).split("\n")
-                for line in lines:
-                    anyio.from_thread.run(send.send, line + "\n", token=token)
-            pending += decoder.decode(b"", final=True)
-            if pending:  # a last line without its newline
-                anyio.from_thread.run(send.send, pending, token=token)
-        with contextlib.suppress(anyio.RunFinishedError):
+                for line in _complete_lines(decoder.decode(data), started):
+                    anyio.from_thread.run(send.send, line, token=token)
+            for line in _complete_lines(decoder.decode(b"", final=True), started):
+                anyio.from_thread.run(send.send, line, token=token)
+            if started:  # a last line without its newline
+                anyio.from_thread.run(send.send, "".join(started), token=token)
+        with contextlib.suppress(*_NOBODY_LEFT):
             anyio.from_thread.run_sync(send.close, token=token)  # stdin ended: so does the session
+
+
+def _complete_lines(text: str, started: list[str]) -> list[str]:
+    """The lines ``text`` completes (each with its newline); what follows the last newline is kept
+    in ``started``. Each piece is joined once, so a line read in many parts costs its length."""
+    *ends, rest = text.split("\n")
+    lines = []
+    for end in ends:
+        started.append(end)
+        lines.append("".join(started) + "\n")
+        started.clear()
+    if rest:
+        started.append(rest)
+    return lines
 
 
 class AnsweredLines:

@@ -87,22 +87,44 @@ def test_a_port_in_use_is_named_and_the_server_exits_2():
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-async def test_one_signal_ends_a_stdio_server_whose_client_is_silent_and_closes_its_browser(
-    demo, signal_number
-):
+@pytest.mark.parametrize(
+    ("signal_number", "stdin_closed"),
+    [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGTERM, True)],
+    ids=["SIGINT", "SIGTERM", "SIGTERM-after-stdin-ends"],  # the last: what MCP clients do on exit
+)
+async def test_one_signal_ends_a_stdio_server_and_closes_its_browser(demo, signal_number, stdin_closed):
     with RawStdio() as server:
         server.initialize()
         opened = server.payload("open_page", {"url": demo.url("/login.html")})
         assert opened["title"] == "Sign in"
         browser = psutil.Process(server.process.pid).children(recursive=True)
         assert browser, "the browser should run under the server"
-        server.process.send_signal(signal_number)  # stdin stays open and silent
+        if stdin_closed:
+            assert server.process.stdin is not None
+            server.process.stdin.close()  # the server now closes its browser, and is signalled meanwhile
+        server.process.send_signal(signal_number)  # otherwise stdin stays open and silent
         try:
             code = await asyncio.to_thread(server.process.wait, 30)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"one {signal_number.name} did not end a server whose stdin is silent")
+            pytest.fail(f"one {signal_number.name} did not end the server")
         assert code == 0, server.stderr()[-2000:]
         assert "Traceback" not in server.stderr()
         _gone, alive = psutil.wait_procs(browser, timeout=15)
         assert not alive, f"left running: {[p.name() for p in alive]}"
+
+
+def test_the_stdio_server_also_serves_from_a_thread_that_is_not_the_main_one() -> None:
+    # An embedding host may run it on a worker thread, where no signal handler can be set.
+    code = (
+        "import threading\n"
+        "from plasmate_nb.cli import main\n"
+        "result = []\n"
+        "worker = threading.Thread(target=lambda: result.append(main(['serve'])))\n"
+        "worker.start(); worker.join(60)\n"
+        "print(result)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90
+    )  # stdin ends at once: the session ends, the server returns 0
+    assert done.stdout.strip() == "[0]", done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
