@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -58,9 +59,34 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         raise RuntimeError(
             "a sync Session method was called on the plasmate_nb loop thread; use AsyncSession there"
         )
-    future = spawn(coro, loop)
+    # The future exists before anything is scheduled: an interrupt that lands while the call is
+    # being handed to the loop still reaches it (the coroutine then never starts).
+    future: concurrent.futures.Future[T] = concurrent.futures.Future()
     try:
+        loop.call_soon_threadsafe(_run_into, coro, future)
         return future.result()
     except BaseException:
         future.cancel()  # a no-op when the coroutine itself ended with this error
         raise
+
+
+def _run_into(coro: Coroutine[Any, Any, T], future: concurrent.futures.Future[T]) -> None:
+    """On the loop: run ``coro`` as a task whose outcome becomes ``future``'s, and which a
+    cancelled ``future`` cancels."""
+    if future.cancelled():
+        coro.close()
+        return
+    task = asyncio.ensure_future(coro)
+    loop = task.get_loop()
+
+    def settle(done: asyncio.Task[T]) -> None:
+        with contextlib.suppress(concurrent.futures.InvalidStateError):  # cancelled meanwhile
+            if done.cancelled():
+                future.cancel()
+            elif (error := done.exception()) is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(done.result())
+
+    task.add_done_callback(settle)
+    future.add_done_callback(lambda ended: ended.cancelled() and loop.call_soon_threadsafe(task.cancel))

@@ -93,6 +93,7 @@ class AsyncSession:
         self._replay_execution = replay_execution
         self._transport = transport
         self._owns_transport = False
+        self._reconnect: Callable[[], Transport] | None = None  # connect()'s: a new connection after close()
         self._close_on_exit = True
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listeners: list[TraceListener] = []
@@ -158,13 +159,15 @@ class AsyncSession:
         """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``.
 
         Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing
-        connects until the first call; closing the session closes the connection.
+        connects until the first call; closing the session closes the connection, and a later
+        ``open`` connects again to the same server.
 
         >>> s = Session.connect("http://127.0.0.1:9272/mcp", token="...")
         >>> s = Session.connect(command=["plasmate-nb", "serve"])
         """
         session = cls(_remote_transport(url, token, command))
         session._owns_transport = True
+        session._reconnect = lambda: _remote_transport(url, token, command)
         return session
 
     @classmethod
@@ -190,6 +193,10 @@ class AsyncSession:
         """
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
+        if (
+            self._transport is None and self._reconnect is not None
+        ):  # connected, then closed: the same server again
+            self._transport = self._reconnect()
         if self._transport is None:
             from ..client.embedded import embedded_transport  # lazy: starts nothing until first use
 
@@ -355,11 +362,11 @@ class AsyncSession:
         if som_answers != "full":  # the default stays the reference's request, for any server
             arguments["som_answers"] = som_answers
         payload = await self._call("open_page", arguments, url_secrets(url))
-        self._session_id = payload["session_id"]
-        self._final_trace = None
+        # All of the new session at once: an interrupted call below must not leave the last one's parts.
+        self._session_id, self._trace_id, self._final_trace = payload["session_id"], None, None
+        self._page = Page(payload, self._transport)
         status = await self._call("trace_status", {"session_id": self._session_id})
         self._trace_id = status["trace_id"]
-        self._page = Page(payload, self._transport)
         return self._page
 
     async def navigate(self, url: str) -> Page:
@@ -539,18 +546,20 @@ class AsyncSession:
         """
         session_id = self._require_session()
         try:
-            payload = await self._call("close_page", {"session_id": session_id}, notify=False)
-        finally:
-            self._session_id = None
-        final = payload.get("final_trace") if isinstance(payload, dict) else None
-        if final is None:
-            self._final_trace = None
-        elif final.get("omitted") is True:
-            self._final_trace = FinalTraceOmitted(final)
-        else:
-            self._final_trace = TraceExport(final)
-        await self._notify("close_page")  # after final_trace is set: live views show it
-        await self._release_transport()
+            try:
+                payload = await self._call("close_page", {"session_id": session_id}, notify=False)
+            finally:
+                self._session_id = None
+            final = payload.get("final_trace") if isinstance(payload, dict) else None
+            if final is None:
+                self._final_trace = None
+            elif final.get("omitted") is True:
+                self._final_trace = FinalTraceOmitted(final)
+            else:
+                self._final_trace = TraceExport(final)
+            await self._notify("close_page")  # after final_trace is set: live views show it
+        finally:  # failed or interrupted too: a connection this session made must not outlive it
+            await self._release_transport()
         return self._final_trace
 
     async def _release_transport(self) -> None:

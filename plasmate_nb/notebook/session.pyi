@@ -73,7 +73,8 @@ class Session:
         """A session over a remote MCP server: streamable HTTP at ``url`` or stdio ``command``.
 
         Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing
-        connects until the first call; closing the session closes the connection.
+        connects until the first call; closing the session closes the connection, and a later
+        ``open`` connects again to the same server.
 
         >>> s = Session.connect("http://127.0.0.1:9272/mcp", token="...")
         >>> s = Session.connect(command=["plasmate-nb", "serve"])

@@ -1,5 +1,6 @@
 """Interrupting a notebook call (the kernel's Interrupt: KeyboardInterrupt in the main thread) stops
-its work on the background loop too, instead of letting it run on unseen.
+its work on the background loop too, instead of letting it run on unseen; a call interrupted or
+failed halfway leaves the ``Session`` whole.
 
 The sync ``Session`` waits in ``run_sync`` for a coroutine on the background loop. A page that
 never answers keeps ``s.open`` waiting; the user interrupts. The page's load must stop (its
@@ -9,18 +10,31 @@ browser context closed: the origin sees its connection go) and the session must 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterator
+from typing import Any
 
+import psutil
 import pytest
 
 import plasmate_nb as pnb
-from plasmate_nb._loop import run_sync
+from plasmate_nb._loop import background_loop, run_sync
+from plasmate_nb.client import LoopBoundTransport, StdioTransport, ToolError, embedded_transport
 
 BOUND_S = 30.0
+
+
+@pytest.fixture(autouse=True)
+def sigint_interrupts() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt here, as in a kernel (a process may inherit it ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def interrupt_when(started: threading.Event) -> None:
@@ -33,21 +47,39 @@ def interrupt_when(started: threading.Event) -> None:
     threading.Thread(target=send, daemon=True).start()
 
 
-def test_an_interrupted_call_cancels_its_coroutine() -> None:
+async def forever(started: threading.Event, cancelled: threading.Event) -> None:
+    started.set()
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+
+
+def test_an_interrupted_call_is_cancelled() -> None:
+    for _ in range(5):  # the interrupt lands at a slightly different point each time
+        started, cancelled = threading.Event(), threading.Event()
+        with pytest.raises(KeyboardInterrupt):
+            interrupt_when(started)
+            run_sync(forever(started, cancelled))
+        assert cancelled.wait(BOUND_S), "the coroutine ran on after the interrupt"
+
+
+def test_an_interrupt_as_the_call_is_handed_to_the_loop_still_stops_it(monkeypatch) -> None:
+    loop = background_loop()
+    hand_over = loop.call_soon_threadsafe
+
+    def handed_then_interrupted(*args: Any) -> Any:
+        monkeypatch.undo()
+        hand_over(*args)
+        raise KeyboardInterrupt  # the signal lands just after the hand-over, before anything returns
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", handed_then_interrupted)
     started, cancelled = threading.Event(), threading.Event()
-
-    async def forever() -> None:
-        started.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
-    interrupt_when(started)
     with pytest.raises(KeyboardInterrupt):
-        run_sync(forever())
-    assert cancelled.wait(BOUND_S), "the coroutine ran on after the interrupt"
+        run_sync(forever(started, cancelled))
+    run_sync(asyncio.sleep(0))  # what was handed to the loop before has run by now
+    assert not started.is_set() or cancelled.wait(BOUND_S), "the coroutine ran on after the interrupt"
 
 
 class HeldOrigin:
@@ -90,3 +122,68 @@ def test_an_interrupted_open_stops_loading_and_the_session_works_after(held: Hel
         assert page.title == "Sign in"
     finally:
         s.close()
+
+
+SERVE = [sys.executable, "-m", "plasmate_nb", "serve", "--allow-private-network"]
+
+
+def _servers() -> list[psutil.Process]:
+    """The stdio servers this test process started (``plasmate_nb serve`` children)."""
+    found = []
+    for child in psutil.Process().children():
+        with contextlib.suppress(psutil.Error):
+            if child.cmdline()[1:4] == ["-m", "plasmate_nb", "serve"]:
+                found.append(child)
+    return found
+
+
+def test_a_connected_session_that_failed_to_close_still_lets_its_server_go(demo) -> None:
+    s = pnb.Session.connect(command=SERVE)
+    s.open(demo.url("/login.html"))
+    assert len(_servers()) == 1
+    run_sync(s.transport().call("close_page", {"session_id": s.session_id}))  # closed behind its back
+    with pytest.raises(ToolError, match="Session not found"):
+        s.close()
+    psutil.wait_procs(_servers(), timeout=BOUND_S)
+    assert _servers() == [], "the server process outlived its session"
+
+
+def test_a_connected_session_opens_again_on_the_same_server_after_close(demo) -> None:
+    s = pnb.Session.connect(command=SERVE)
+    try:
+        s.open(demo.url("/login.html"))
+        s.close()
+        assert s.open(demo.url("/login.html")).title == "Sign in"
+        assert isinstance(s.transport(), StdioTransport), "after close() it fell back to the embedded engine"
+    finally:
+        s.close()
+
+
+async def test_an_open_interrupted_after_the_page_opened_leaves_no_part_of_the_last_session(demo) -> None:
+    paused, resume = asyncio.Event(), asyncio.Event()
+
+    class PausingStatus(LoopBoundTransport):
+        """The embedded engine, holding trace_status until told: the moment an interrupt can land."""
+
+        async def call(self, tool: str, arguments: Any = None) -> Any:
+            if tool == "trace_status" and not resume.is_set():
+                paused.set()
+                await resume.wait()
+            return await super().call(tool, arguments)
+
+    embedded = await embedded_transport()
+    s = pnb.AsyncSession(PausingStatus(embedded.inner, embedded.loop))
+    resume.set()
+    await s.open(demo.url("/login.html"))
+    first = (s.session_id, s.trace_id, s.page)
+    await s.close()
+    resume.clear()
+    opening = asyncio.ensure_future(s.open(demo.url("/details.html")))
+    await asyncio.wait_for(paused.wait(), BOUND_S)
+    opening.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await opening
+    assert s.session_id not in (None, first[0])
+    assert s.trace_id is None and s.page is not None and s.page is not first[2]
+    resume.set()
+    await s.close()
