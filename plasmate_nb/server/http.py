@@ -414,12 +414,21 @@ class HttpServer:
                     task.result()  # re-raise the start-up failure
                     raise ServerConfigError("MCP HTTP server stopped during start-up")
                 await asyncio.sleep(0.01)
-        except asyncio.CancelledError:
-            task.cancel()  # a start given up on (an interrupted pnb.serve) must not hold the port
+        except asyncio.CancelledError:  # given up on (an interrupted pnb.serve): nothing may stay behind
+            await self._abandon(server, task)
             raise
         self._server, self._task = server, task
         self.port = listening[0].getsockname()[1]
         return self
+
+    async def _abandon(self, server: uvicorn.Server, task: asyncio.Task[None]) -> None:
+        """Stop a server whose start was given up on: in order when it can (uvicorn shuts down
+        what it started, app included, once its start-up ends), cancelled past shutdown_timeout."""
+        server.should_exit = True
+        done, _ = await asyncio.wait({task}, timeout=self.shutdown_timeout)
+        if not done:
+            task.cancel()
+            await asyncio.wait({task}, timeout=self.shutdown_timeout)
 
     def _listen(self) -> list[socket.socket]:
         """The listening sockets, bound here (uvicorn would end the whole process on a port in
@@ -449,7 +458,9 @@ class HttpServer:
             await server.serve(sockets=listening)
         except SystemExit:  # uvicorn's way to fail a start-up; raised in a library it ends the loop
             raise ServerConfigError("MCP HTTP server stopped during start-up") from None
-        finally:
+        finally:  # uvicorn's own servers first: the loop must stop watching a socket before it closes
+            for running in getattr(server, "servers", ()):  # made by its start-up
+                running.close()
             for bound in listening:
                 bound.close()
 

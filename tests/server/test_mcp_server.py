@@ -185,21 +185,29 @@ async def test_every_loopback_host_serves_and_a_taken_port_is_named(dispatcher) 
             await first.stop()
 
 
+@pytest.mark.parametrize("hang", ["before its servers exist", "once they listen"])
 async def test_a_start_cancelled_before_the_server_is_up_leaves_nothing_listening(
-    dispatcher, monkeypatch
+    dispatcher, monkeypatch, hang
 ) -> None:
     # A notebook interrupted during pnb.serve() cancels the start; a server left running would
-    # hold the port with nothing able to stop it.
+    # hold the port with nothing able to stop it, and one half stopped would leave the loop
+    # watching sockets that are closed (their numbers are soon another socket's).
     starting = asyncio.Event()
+    started: list[uvicorn.Server] = []
+    real_startup = uvicorn.Server.startup
 
-    async def slow_startup(self, sockets=None) -> None:  # the app never finishes starting
+    async def hanging_startup(self, sockets=None) -> None:  # the start-up never ends
+        if hang == "once they listen":
+            await real_startup(self, sockets)
+            self.started = False
+        started.append(self)
         starting.set()
         await asyncio.Event().wait()
 
-    monkeypatch.setattr(uvicorn.Server, "startup", slow_startup)
+    monkeypatch.setattr(uvicorn.Server, "startup", hanging_startup)
     with socket.create_server(("127.0.0.1", 0)) as probe:
         port = probe.getsockname()[1]
-    start = asyncio.create_task(HttpServer(dispatcher, port=port, token=TOKEN).start())
+    start = asyncio.create_task(HttpServer(dispatcher, port=port, token=TOKEN, shutdown_timeout=0.5).start())
     await asyncio.wait_for(starting.wait(), 30)
     start.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -213,6 +221,7 @@ async def test_a_start_cancelled_before_the_server_is_up_leaves_nothing_listenin
         return True
 
     await wait_until(port_is_free, what="the cancelled server to let its port go")
+    assert not any(listening.is_serving() for listening in getattr(started[0], "servers", []))
 
 
 async def test_answers_go_out_without_waiting_for_the_clients_ack(dispatcher) -> None:
