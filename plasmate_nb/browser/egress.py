@@ -537,6 +537,9 @@ async def _unless_client_leaves(
         for task in (working, watching):
             task.cancel()
         await asyncio.wait({working, watching})
+        for task in (working, watching):  # what ended otherwise than cancelled is read: never "unretrieved"
+            if not task.cancelled():
+                task.exception()
 
 
 async def _until_closed(client: h11.Connection, reader: asyncio.StreamReader, limit: int) -> bool:
