@@ -193,9 +193,8 @@ class AsyncSession:
         """
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
-        if (
-            self._transport is None and self._reconnect is not None
-        ):  # connected, then closed: the same server again
+        # connect()ed, then closed: the same server again
+        if self._transport is None and self._reconnect is not None:
             self._transport = self._reconnect()
         if self._transport is None:
             from ..client.embedded import embedded_transport  # lazy: starts nothing until first use

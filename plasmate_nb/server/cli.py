@@ -49,12 +49,13 @@ def _first_sigterm_calls(callback: Callable[[], object]) -> Iterator[None]:
     """While the block runs, the first SIGTERM calls ``callback`` and later ones are ignored. Where
     the loop cannot take signals (not the main thread, Windows) SIGTERM keeps its default."""
     loop = asyncio.get_running_loop()
-    received: list[int] = []
+    received = False
 
     def on_sigterm() -> None:
+        nonlocal received
         if not received:
+            received = True
             callback()
-        received.append(signal.SIGTERM)
 
     try:
         loop.add_signal_handler(signal.SIGTERM, on_sigterm)
