@@ -26,6 +26,8 @@ class EngineConfig:
     evaluate_result_limit: int = 1_048_576  # bytes (UTF-8) of an evaluate result's JSON; larger is an error
     settle_timeout: float = 2.0
     browser_timeout: float = 30.0  # for a new context or page: past it the browser is taken as wedged
+    # A renderer past this many MB is stopped (browser/memory.py); None: no bound. Launched browsers only.
+    renderer_memory_mb: int | None = 2048
     allow_private_network: bool = True
     allowed_hosts: tuple[str, ...] = ()
     allowed_networks: tuple[str, ...] = ()  # CIDR; matches resolved addresses, not names

@@ -23,6 +23,7 @@ from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, within
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
 from plasmate_nb.browser.egress import EgressGate, chromium_args
 from plasmate_nb.browser.errors import EngineError
+from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import describe, reduce_url
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
@@ -50,6 +51,7 @@ class Engine:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self.gate: EgressGate | None = None
+        self.memory_guard: RendererMemoryGuard | None = None  # launched browsers with a bound
         self._context_proxy: ProxySettings | None = None  # per-context proxy (remote browsers)
         self._sessions: dict[str, BrowserSession] = {}
         self._opening = 0  # slots reserved by opens still creating their context
@@ -74,6 +76,13 @@ class Engine:
             browser = await self._connect_or_launch(self._playwright)
             browser.on("disconnected", self._on_disconnected)
             self._browser = browser
+            limit = self.config.renderer_memory_mb
+            if self.memory_guard is not None:  # the last browser's, which went away
+                await self.memory_guard.aclose()
+                self.memory_guard = None
+            if not self.config.endpoint and limit:
+                self.memory_guard = RendererMemoryGuard(browser, limit)
+                await self.memory_guard.start()
             if self.config.idle_timeout and self._reaper is None:
                 self._reaper = asyncio.create_task(self._reap_idle())
 
@@ -122,6 +131,9 @@ class Engine:
             await asyncio.wait({reaper}, timeout=CLOSE_TIMEOUT_SECONDS)
         for session_id in list(self._sessions):
             await self.close_session(session_id)
+        guard, self.memory_guard = self.memory_guard, None
+        if guard is not None:
+            await guard.aclose()
         browser, self._browser = self._browser, None
         if browser is not None:  # every step bounded: a wedged browser or driver must not hang us
             with contextlib.suppress(Exception):
@@ -153,7 +165,10 @@ class Engine:
         if self._context_proxy is not None:
             options["proxy"] = self._context_proxy
         creating = self._browser.new_context(accept_downloads=False, **options)
-        return await within(creating, self.config.browser_timeout)
+        context = await within(creating, self.config.browser_timeout)
+        if self.memory_guard is not None:
+            self.memory_guard.watch(context)
+        return context
 
     # ----- sessions ------------------------------------------------------------------------------
 
@@ -172,6 +187,7 @@ class Engine:
                 config=self.config,
                 policy=self.policy,
                 gate=self.gate,
+                memory_guard=self.memory_guard,
             )
             try:
                 await session.start_page()

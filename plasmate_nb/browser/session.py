@@ -36,12 +36,14 @@ from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
+from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import (
     compile_error_detail,
     describe,
     describe_js_exception,
     is_closed,
     is_timeout,
+    reduce_url,
 )
 from plasmate_nb.browser.navigation import (
     NavigationWatch,
@@ -66,6 +68,7 @@ from plasmate_nb.errors import (
     element_not_found,
     evaluate_javascript_error,
     evaluate_result_too_large,
+    failed_to_fetch,
     navigation_failed,
     option_not_found,
     pipeline_error,
@@ -151,6 +154,7 @@ class BrowserSession:
         config: EngineConfig,
         policy: UrlPolicy,
         gate: EgressGate | None,
+        memory_guard: RendererMemoryGuard | None = None,
     ) -> None:
         self.id = session_id
         self.trace = trace
@@ -164,6 +168,7 @@ class BrowserSession:
         self._config = config
         self._policy = policy
         self._gate = gate
+        self._memory_guard = memory_guard
         self._page: Page | None = None
         self._watch: NavigationWatch | None = None
         self._lost = False
@@ -234,6 +239,10 @@ class BrowserSession:
     def _on_crash(self, _page: Page) -> None:
         self._page_crashed = True
 
+    def _stopped_for_memory(self, page: Page) -> ErrorText | None:
+        """Why ``page`` crashed, when the renderer memory bound stopped it (browser/memory.py)."""
+        return self._memory_guard.reason(page) if self._memory_guard is not None else None
+
     # ----- actions -------------------------------------------------------------------------
 
     async def page_unchanged(self) -> bool:
@@ -263,7 +272,10 @@ class BrowserSession:
                 timeout=self._config.navigation_timeout,
             )
         except ActionError:
+            stopped = self._stopped_for_memory(page)
             await self._restore(page)
+            if stopped is not None:
+                raise ActionError(failed_to_fetch(reduce_url(url), navigation_failed(stopped))) from None
             raise
         await self._commit(page)
 
@@ -495,11 +507,12 @@ class BrowserSession:
             if NOT_CONNECTED in str(error):  # the node left while the action waited for it
                 await self._restore(page)
                 raise ActionError(ELEMENT_NOT_IN_DOM) from None
+            reason = self._stopped_for_memory(page) or describe(error, limit, redact)
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
             else:
                 await self._restore(page)
-            raise ActionError(action_failed(what, describe(error, limit, redact))) from None
+            raise ActionError(action_failed(what, reason)) from None
         await self._commit(page)
 
     async def _commit(self, page: Page) -> None:
@@ -520,9 +533,10 @@ class BrowserSession:
                 raise ActionError(
                     BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)
                 ) from None
+            reason = self._stopped_for_memory(page) or describe(error, self._config.action_timeout)
             if not await self._answers(page):
                 await self._replace_page()
-            raise ActionError(pipeline_error(describe(error, self._config.action_timeout))) from None
+            raise ActionError(pipeline_error(reason)) from None
         try:
             # It may have left while the SOM was compiled; the SOM names the page it was taken of.
             await self._refuse_off_the_web(page, fresh.data.get("url"))

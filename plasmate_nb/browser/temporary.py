@@ -114,6 +114,10 @@ async def temporary_page(
                 page, url, policy=engine.policy, watch=watch, timeout=engine.config.navigation_timeout
             )
         except ActionError as error:
+            stopped = engine.memory_guard.reason(page) if engine.memory_guard is not None else None
+            if stopped is not None:
+                why = navigation_failed(stopped)
+                raise PageFetchFailed(failed_to_fetch(reduce_url(url), why), why) from None
             message = error.args[0]
             reason = str(message).removeprefix(f"Failed to fetch {reduce_url(url)}: ")
             raise PageFetchFailed(message, _reason_of(message, reason)) from None

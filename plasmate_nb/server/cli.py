@@ -28,6 +28,7 @@ def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
         allowed_hosts=tuple(args.allow_host),
         allowed_networks=tuple(args.allow_network),
         evaluate_result_limit=args.evaluate_result_limit,
+        renderer_memory_mb=args.renderer_memory_mb or None,
     )
 
 

@@ -10,6 +10,7 @@ DEFAULT_HEADER_TIMEOUT = 30.0
 DEFAULT_BODY_TIMEOUT = 65.0
 DEFAULT_SHUTDOWN_TIMEOUT = 5.0
 DEFAULT_EVALUATE_RESULT_LIMIT = 1_048_576
+DEFAULT_RENDERER_MEMORY_MB = 2048
 
 
 TRANSPORT_ALIASES = {"streamable-http": "http"}
@@ -26,6 +27,13 @@ def _positive_bytes(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be a positive number of bytes")
+    return value
+
+
+def _megabytes_or_zero(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be a number of megabytes, or 0 for no bound")
     return value
 
 
@@ -111,4 +119,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_EVALUATE_RESULT_LIMIT,
         metavar="BYTES",
         help="largest evaluate result (UTF-8 bytes of its JSON); larger ones are an error",
+    )
+    parser.add_argument(
+        "--renderer-memory-mb",
+        type=_megabytes_or_zero,
+        default=DEFAULT_RENDERER_MEMORY_MB,
+        metavar="MB",
+        help="stop a page whose renderer process grows past this (resident memory); the call "
+        "waiting on it fails and says so; 0: no bound (a launched browser only)",
     )

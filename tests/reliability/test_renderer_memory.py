@@ -1,0 +1,178 @@
+"""A page that grows its renderer without bound is stopped at the memory bound, and the call
+that waited for it says so (docs/contract.md#renderer-memory-bound).
+
+The attack: an endless gzip stream of tiny elements. A few kilobytes on the wire become hundreds
+of megabytes of DOM a second; unguarded, Chromium passed 6 GB before the navigation timed out.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import threading
+import zlib
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from plasmate_nb.browser.config import EngineConfig
+from plasmate_nb.browser.engine import Engine
+from plasmate_nb.browser.memory import RendererMemoryGuard, renderers_over
+from plasmate_nb.cli import build_parser
+from plasmate_nb.server.cli import engine_config_from_args
+from plasmate_nb.server.options import DEFAULT_RENDERER_MEMORY_MB
+from plasmate_nb.tools import Dispatcher
+from tests.reliability.support import bounded
+
+BOUND_MB = 512
+MARKUP = b"<p>x" * (256 * 1024)  # one megabyte: 256k elements
+# A page whose button builds elements until the renderer is stopped.
+GROW_PAGE = (
+    '<!doctype html><title>grow</title><button onclick="const kept = [];'
+    " for (;;) kept.push(document.body.appendChild(document.createElement('p')))\">Grow</button>"
+)
+
+
+def _gzip_segments() -> tuple[bytes, bytes]:
+    """The stream's start (gzip header, a document, one megabyte of markup) and a segment that
+    inflates to one more megabyte whatever came before (each ends with a full flush)."""
+    deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+    head = deflate.compress(b"<!doctype html><title>bomb</title><body>" + MARKUP)
+    head += deflate.flush(zlib.Z_FULL_FLUSH)
+    again = deflate.compress(MARKUP) + deflate.flush(zlib.Z_FULL_FLUSH)
+    return head, again
+
+
+@pytest.fixture(scope="module")
+def bomb() -> Iterator[str]:
+    head, again = _gzip_segments()
+
+    class Bomb(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            if self.path == "/grow":
+                body = GROW_PAGE.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                for segment in [head] + [again] * 100_000:  # endless for any browser: 100 GB of markup
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(segment), segment))
+            except OSError:
+                pass  # the browser left (its renderer was stopped)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Bomb)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+async def test_a_page_past_the_memory_bound_is_stopped_and_the_call_says_why(bomb, demo) -> None:
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, navigation_timeout=60.0))
+    dispatcher = Dispatcher(engine)
+    try:
+        opened = await dispatcher.call("open_page", {"url": demo.url("/login.html"), "trace": True})
+        session = json.loads(opened.text)["session_id"]
+        # Another session on another site: it shares the browser, not the renderer.
+        other = await dispatcher.call(
+            "open_page", {"url": demo.url("/index.html").replace("127.0.0.1", "localhost")}
+        )
+        bystander = json.loads(other.text)
+
+        failed = await bounded(dispatcher.call("navigate_to", {"session_id": session, "url": bomb + "/"}), 45)
+
+        assert failed.is_error
+        assert failed.text == (
+            f"Failed to fetch {bomb}/…: Navigation failed: the page passed the renderer memory bound "
+            f"({BOUND_MB} MB) and was stopped; to allow more, raise the bound "
+            "(EngineConfig.renderer_memory_mb, serve --renderer-memory-mb)"
+        )
+        assert engine.memory_guard is not None and engine.memory_guard.stopped == 1
+        assert renderers_over(engine.memory_guard.renderer_sizes(), BOUND_MB) == []
+        # The session goes on: its last good page is back and a new navigation works.
+        again = await dispatcher.call(
+            "navigate_to", {"session_id": session, "url": demo.url("/details.html")}
+        )
+        assert not again.is_error, again.text
+        # The bystander kept its page.
+        som = await dispatcher.call("page_som", {"session_id": bystander["session_id"]})
+        assert not som.is_error and json.loads(som.text)["regions"] == bystander["regions"]
+        export = json.loads((await dispatcher.call("trace_export", {"session_id": session})).text)
+        assert [e["outcome"] for e in export["events"]][-2:] == ["error", "success"]
+    finally:
+        await engine.aclose()
+
+
+async def test_an_action_whose_script_passes_the_bound_says_why(bomb) -> None:
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, action_timeout=60.0))
+    dispatcher = Dispatcher(engine)
+    try:
+        opened = json.loads((await dispatcher.call("open_page", {"url": bomb + "/grow"})).text)
+        button = opened["regions"][0]["elements"][0]
+        assert button["role"] == "button"
+        clicked = await bounded(
+            dispatcher.call("click", {"session_id": opened["session_id"], "element_id": button["id"]}), 45
+        )
+        assert clicked.is_error
+        assert clicked.text.startswith(
+            f"Click failed: the page passed the renderer memory bound ({BOUND_MB} MB)"
+        )
+        assert engine.memory_guard is not None and engine.memory_guard.stopped == 1
+        # The page is back at its last good state and answers.
+        som = await dispatcher.call("page_som", {"session_id": opened["session_id"]})
+        assert json.loads(som.text)["regions"] == opened["regions"]
+    finally:
+        await engine.aclose()
+
+
+async def test_a_stateless_load_past_the_bound_says_why(bomb) -> None:
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, navigation_timeout=60.0))
+    try:
+        fetched = await bounded(Dispatcher(engine).call("fetch_page", {"url": bomb + "/"}), 45)
+        assert fetched.is_error
+        assert "renderer memory bound (512 MB)" in fetched.text and fetched.text.startswith(
+            f"Failed to fetch {bomb}/…: Navigation failed: the page passed"
+        ), fetched.text
+        assert engine.memory_guard is not None and engine.memory_guard.stopped == 1
+    finally:
+        await engine.aclose()
+
+
+def test_only_renderers_past_the_bound_are_named() -> None:
+    sizes = {10: 100 * 2**20, 11: 513 * 2**20, 12: 512 * 2**20}
+    assert renderers_over(sizes, 512) == [11]
+
+
+def test_the_guard_never_touches_a_process_it_did_not_start() -> None:
+    """A process that is not a descendant of this one (here: our parent) is never ours, however
+    large: a browser reached through an endpoint is never guarded."""
+    assert not RendererMemoryGuard.is_ours(os.getppid())
+    assert not RendererMemoryGuard.is_ours(os.getpid())  # this process is no renderer
+    assert psutil.pid_exists(os.getppid())
+
+
+def test_the_bound_is_set_on_the_command_line() -> None:
+    def bound(*flags: str) -> int | None:
+        return engine_config_from_args(build_parser().parse_args(["serve", *flags])).renderer_memory_mb
+
+    assert bound() == DEFAULT_RENDERER_MEMORY_MB == EngineConfig().renderer_memory_mb
+    assert bound("--renderer-memory-mb", "700") == 700
+    assert bound("--renderer-memory-mb", "0") is None  # no bound
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--renderer-memory-mb", "-1"])
