@@ -159,7 +159,7 @@ def renderer_memory_passed(limit_mb: int) -> ErrorText:
     """The page's renderer grew past the memory bound and was stopped (browser/memory.py)."""
     text = (
         f"the page passed the renderer memory bound ({limit_mb} MB) and was stopped; "
-        "to allow more, raise the bound (EngineConfig.renderer_memory_mb, serve --renderer-memory-mb)"
+        "to allow more, raise the bound (PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb)"
     )
     return ErrorText(text, classify_error(text))
 

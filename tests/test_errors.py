@@ -65,7 +65,7 @@ CASES = [
     ("PAGE_NOT_REOPENED", errors.PAGE_NOT_REOPENED, "the session page could not be reopened", "operation"),
     ("renderer_memory_passed", errors.renderer_memory_passed(2048),
      "the page passed the renderer memory bound (2048 MB) and was stopped; to allow more, raise the bound "
-     "(EngineConfig.renderer_memory_mb, serve --renderer-memory-mb)", "operation"),
+     "(PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb)", "operation"),
     ("failed_to_fetch", errors.failed_to_fetch("https://example.com/…", "net::ERR_NAME_NOT_RESOLVED"),
      "Failed to fetch https://example.com/…: net::ERR_NAME_NOT_RESOLVED", "network"),
     ("navigation_failed", errors.navigation_failed("net::ERR_CONNECTION_REFUSED"),
@@ -217,7 +217,7 @@ COMPOSED = [
     (errors.pipeline_error(errors.timeout_after(10)), "Pipeline error: Timeout after 10000ms", "timeout"),
     (errors.action_failed("Click", errors.renderer_memory_passed(512)),
      "Click failed: the page passed the renderer memory bound (512 MB) and was stopped; to allow more, raise the "
-     "bound (EngineConfig.renderer_memory_mb, serve --renderer-memory-mb)", "operation"),
+     "bound (PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb)", "operation"),
     (errors.cookie_operation_failed(errors.timeout_after(10)), "Cookie operation failed: Timeout after 10000ms",
      "timeout"),
 ]  # fmt: skip

@@ -8,9 +8,26 @@ from dataclasses import dataclass, field
 from plasmate_nb.browser.discovery import ENV_ENDPOINT
 from plasmate_nb.browser.policy import Resolver
 
+ENV_RENDERER_MEMORY = "PLASMATE_NB_RENDERER_MEMORY_MB"
+DEFAULT_RENDERER_MEMORY_MB = 2048
+MIN_RENDERER_MEMORY_MB = 256  # an empty renderer is already 120-160 MB resident
+
 
 def _endpoint_from_env() -> str | None:
     return os.environ.get(ENV_ENDPOINT) or None
+
+
+def _renderer_memory_from_env() -> int | None:
+    """``PLASMATE_NB_RENDERER_MEMORY_MB`` (0: no bound), else the default: how a notebook's
+    embedded engine gets its bound, as ``serve --renderer-memory-mb`` gives a server's."""
+    text = os.environ.get(ENV_RENDERER_MEMORY, "").strip()
+    if not text:
+        return DEFAULT_RENDERER_MEMORY_MB
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{ENV_RENDERER_MEMORY} must be a whole number of megabytes (0: no bound)") from None
+    return value or None
 
 
 @dataclass(frozen=True)
@@ -27,7 +44,7 @@ class EngineConfig:
     settle_timeout: float = 2.0
     browser_timeout: float = 30.0  # for a new context or page: past it the browser is taken as wedged
     # A renderer past this many MB is stopped (browser/memory.py); None: no bound. Launched browsers only.
-    renderer_memory_mb: int | None = 2048
+    renderer_memory_mb: int | None = field(default_factory=_renderer_memory_from_env)
     allow_private_network: bool = True
     allowed_hosts: tuple[str, ...] = ()
     allowed_networks: tuple[str, ...] = ()  # CIDR; matches resolved addresses, not names
@@ -37,3 +54,10 @@ class EngineConfig:
     resolver: Resolver | None = field(
         default=None, compare=False, repr=False
     )  # the gate's DNS (tests inject one)
+
+    def __post_init__(self) -> None:
+        bound = self.renderer_memory_mb
+        if bound is not None and not (isinstance(bound, int) and bound >= MIN_RENDERER_MEMORY_MB):
+            raise ValueError(
+                f"renderer_memory_mb must be at least {MIN_RENDERER_MEMORY_MB} (megabytes), or None for no bound"
+            )

@@ -74,15 +74,22 @@ class Engine:
                 self.gate = EgressGate(self.policy, resolver=self.config.resolver)
                 await self.gate.start()
             browser = await self._connect_or_launch(self._playwright)
-            browser.on("disconnected", self._on_disconnected)
-            self._browser = browser
-            limit = self.config.renderer_memory_mb
             if self.memory_guard is not None:  # the last browser's, which went away
                 await self.memory_guard.aclose()
                 self.memory_guard = None
+            limit = self.config.renderer_memory_mb
             if not self.config.endpoint and limit:
-                self.memory_guard = RendererMemoryGuard(browser, limit)
-                await self.memory_guard.start()
+                guard = RendererMemoryGuard(browser, limit)
+                try:
+                    await guard.start()
+                except BaseException:  # never a browser left running unguarded
+                    await guard.aclose()
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_SECONDS)
+                    raise
+                self.memory_guard = guard
+            browser.on("disconnected", self._on_disconnected)
+            self._browser = browser
             if self.config.idle_timeout and self._reaper is None:
                 self._reaper = asyncio.create_task(self._reap_idle())
 

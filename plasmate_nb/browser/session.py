@@ -239,9 +239,9 @@ class BrowserSession:
     def _on_crash(self, _page: Page) -> None:
         self._page_crashed = True
 
-    def _stopped_for_memory(self, page: Page) -> ErrorText | None:
+    async def _stopped_for_memory(self, page: Page) -> ErrorText | None:
         """Why ``page`` crashed, when the renderer memory bound stopped it (browser/memory.py)."""
-        return self._memory_guard.reason(page) if self._memory_guard is not None else None
+        return await self._memory_guard.reason(page) if self._memory_guard is not None else None
 
     # ----- actions -------------------------------------------------------------------------
 
@@ -272,7 +272,7 @@ class BrowserSession:
                 timeout=self._config.navigation_timeout,
             )
         except ActionError:
-            stopped = self._stopped_for_memory(page)
+            stopped = await self._stopped_for_memory(page)
             await self._restore(page)
             if stopped is not None:
                 raise ActionError(failed_to_fetch(reduce_url(url), navigation_failed(stopped))) from None
@@ -507,7 +507,7 @@ class BrowserSession:
             if NOT_CONNECTED in str(error):  # the node left while the action waited for it
                 await self._restore(page)
                 raise ActionError(ELEMENT_NOT_IN_DOM) from None
-            reason = self._stopped_for_memory(page) or describe(error, limit, redact)
+            reason = await self._stopped_for_memory(page) or describe(error, limit, redact)
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
             else:
@@ -533,7 +533,7 @@ class BrowserSession:
                 raise ActionError(
                     BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)
                 ) from None
-            reason = self._stopped_for_memory(page) or describe(error, self._config.action_timeout)
+            reason = await self._stopped_for_memory(page) or describe(error, self._config.action_timeout)
             if not await self._answers(page):
                 await self._replace_page()
             raise ActionError(pipeline_error(reason)) from None

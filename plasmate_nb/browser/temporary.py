@@ -21,6 +21,7 @@ from playwright.async_api import Page
 
 from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.errors import ActionError
+from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
 from plasmate_nb.errors import (
@@ -65,19 +66,25 @@ class LoadedPage:
     url: str  # the final URL, after redirects
     source: bytes  # the main document's body as Chromium received it (b"" when it is not available)
     action_timeout: float
+    memory_guard: RendererMemoryGuard | None = None
+
+    async def _why(self, error: BaseException, timeout: float) -> str:
+        """What went wrong: the memory bound when it stopped the page, else ``error`` described."""
+        stopped = await self.memory_guard.reason(self.page) if self.memory_guard is not None else None
+        return stopped or describe(error, timeout)
 
     async def effective_html(self) -> str:
         """The document as it stands now (after scripts, when they ran), serialised."""
         try:
             return await asyncio.wait_for(self.page.content(), self.action_timeout)
         except (PlaywrightError, TimeoutError) as error:
-            raise ActionError(pipeline_error(describe(error, self.action_timeout))) from None
+            raise ActionError(pipeline_error(await self._why(error, self.action_timeout))) from None
 
     async def compile(self) -> CompiledSom:
         try:
             return await compile_page(self.page, timeout=self.action_timeout)
         except Exception as error:  # SomCompileError, Playwright errors, timeouts
-            raise ActionError(pipeline_error(describe(error, self.action_timeout))) from None
+            raise ActionError(pipeline_error(await self._why(error, self.action_timeout))) from None
 
     async def screenshot(self, image_format: Literal["png", "jpeg", "webp"], timeout: float) -> bytes:
         """The viewport as ``png``, ``jpeg`` or ``webp`` bytes. Raises :class:`CaptureFailed`."""
@@ -87,7 +94,7 @@ class LoadedPage:
         except (PlaywrightError, TimeoutError) as error:
             if is_timeout(error):
                 raise CaptureFailed("timed out", timed_out=True) from None
-            raise CaptureFailed(screenshot_capture_failed(describe(error, timeout))) from None
+            raise CaptureFailed(screenshot_capture_failed(await self._why(error, timeout))) from None
 
 
 @contextlib.asynccontextmanager
@@ -114,7 +121,7 @@ async def temporary_page(
                 page, url, policy=engine.policy, watch=watch, timeout=engine.config.navigation_timeout
             )
         except ActionError as error:
-            stopped = engine.memory_guard.reason(page) if engine.memory_guard is not None else None
+            stopped = await engine.memory_guard.reason(page) if engine.memory_guard is not None else None
             if stopped is not None:
                 why = navigation_failed(stopped)
                 raise PageFetchFailed(failed_to_fetch(reduce_url(url), why), why) from None
@@ -135,7 +142,7 @@ async def temporary_page(
         if response is not None:
             with contextlib.suppress(PlaywrightError, TimeoutError):
                 source = await asyncio.wait_for(response.body(), engine.config.action_timeout)
-        yield LoadedPage(page, page.url, source, engine.config.action_timeout)
+        yield LoadedPage(page, page.url, source, engine.config.action_timeout, engine.memory_guard)
     finally:
         await close_quietly(context)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import signal
 import sys
@@ -21,15 +22,17 @@ from plasmate_nb.tools import Dispatcher
 def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
     # An MCP server faces agents that follow untrusted pages: private destinations are blocked
     # unless the operator allows them (the notebook's embedded engine allows them by default).
-    return EngineConfig(
+    config = EngineConfig(
         max_sessions=args.max_sessions,
         idle_timeout=args.idle_timeout,
         allow_private_network=args.allow_private_network,
         allowed_hosts=tuple(args.allow_host),
         allowed_networks=tuple(args.allow_network),
         evaluate_result_limit=args.evaluate_result_limit,
-        renderer_memory_mb=args.renderer_memory_mb or None,
     )
+    if args.renderer_memory_mb is None:  # the environment's bound, else the default
+        return config
+    return dataclasses.replace(config, renderer_memory_mb=args.renderer_memory_mb or None)
 
 
 async def _serve_stdio_then_close(dispatcher: Dispatcher, engine: Engine) -> None:
@@ -71,7 +74,12 @@ def _first_sigterm_calls(callback: Callable[[], object]) -> Iterator[None]:
 
 def serve_from_args(args: argparse.Namespace) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(name)s: %(message)s")
-    engine = Engine(engine_config_from_args(args))
+    try:
+        config = engine_config_from_args(args)
+    except ValueError as exc:  # a setting from the environment (the command line checks its own)
+        print(f"plasmate-nb serve: {exc}", file=sys.stderr)
+        return 2
+    engine = Engine(config)
     dispatcher = Dispatcher(engine, replay_execution=args.enable_replay_execution)
     try:
         http = None

@@ -11,6 +11,7 @@ DEFAULT_BODY_TIMEOUT = 65.0
 DEFAULT_SHUTDOWN_TIMEOUT = 5.0
 DEFAULT_EVALUATE_RESULT_LIMIT = 1_048_576
 DEFAULT_RENDERER_MEMORY_MB = 2048
+MIN_RENDERER_MEMORY_MB = 256
 
 
 TRANSPORT_ALIASES = {"streamable-http": "http"}
@@ -30,10 +31,12 @@ def _positive_bytes(text: str) -> int:
     return value
 
 
-def _megabytes_or_zero(text: str) -> int:
+def _renderer_megabytes(text: str) -> int:
     value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be a number of megabytes, or 0 for no bound")
+    if value != 0 and value < MIN_RENDERER_MEMORY_MB:
+        raise argparse.ArgumentTypeError(
+            f"must be at least {MIN_RENDERER_MEMORY_MB} (megabytes), or 0 for no bound"
+        )
     return value
 
 
@@ -122,9 +125,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--renderer-memory-mb",
-        type=_megabytes_or_zero,
-        default=DEFAULT_RENDERER_MEMORY_MB,
+        type=_renderer_megabytes,
+        default=None,
         metavar="MB",
-        help="stop a page whose renderer process grows past this (resident memory); the call "
-        "waiting on it fails and says so; 0: no bound (a launched browser only)",
+        help=f"stop a page whose renderer process grows past this (resident memory); the call "
+        f"waiting on it fails and says so; 0: no bound (default: $PLASMATE_NB_RENDERER_MEMORY_MB, "
+        f"else {DEFAULT_RENDERER_MEMORY_MB}; a launched browser only)",
     )

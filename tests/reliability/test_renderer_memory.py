@@ -7,15 +7,20 @@ of megabytes of DOM a second; unguarded, Chromium passed 6 GB before the navigat
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import http.server
 import json
 import os
+import subprocess
+import sys
 import threading
 import zlib
 from collections.abc import Iterator
 
 import psutil
 import pytest
+from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.engine import Engine
@@ -28,11 +33,13 @@ from tests.reliability.support import bounded
 
 BOUND_MB = 512
 MARKUP = b"<p>x" * (256 * 1024)  # one megabyte: 256k elements
-# A page whose button builds elements until the renderer is stopped.
-GROW_PAGE = (
-    '<!doctype html><title>grow</title><button onclick="const kept = [];'
-    " for (;;) kept.push(document.body.appendChild(document.createElement('p')))\">Grow</button>"
-)
+GROW = "const kept = []; for (;;) kept.push(document.body.appendChild(document.createElement('p')))"
+PAGES = {
+    # A button that builds elements until the renderer is stopped.
+    "/grow": f'<!doctype html><title>grow</title><button onclick="{GROW}">Grow</button>',
+    # A page that loads, then does the same by itself.
+    "/late": f"<!doctype html><title>late</title><p>Loaded<script>onload = () => setTimeout(() => {{ {GROW} }})</script>",
+}
 
 
 def _gzip_segments() -> tuple[bytes, bytes]:
@@ -53,8 +60,8 @@ def bomb() -> Iterator[str]:
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
-            if self.path == "/grow":
-                body = GROW_PAGE.encode()
+            if self.path in PAGES:
+                body = PAGES[self.path].encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html")
                 self.send_header("Content-Length", str(len(body)))
@@ -89,11 +96,8 @@ async def test_a_page_past_the_memory_bound_is_stopped_and_the_call_says_why(bom
     try:
         opened = await dispatcher.call("open_page", {"url": demo.url("/login.html"), "trace": True})
         session = json.loads(opened.text)["session_id"]
-        # Another session on another site: it shares the browser, not the renderer.
-        other = await dispatcher.call(
-            "open_page", {"url": demo.url("/index.html").replace("127.0.0.1", "localhost")}
-        )
-        bystander = json.loads(other.text)
+        # Another session on the same site: it shares the browser, never a renderer (contexts don't).
+        bystander = json.loads((await dispatcher.call("open_page", {"url": demo.url("/index.html")})).text)
 
         failed = await bounded(dispatcher.call("navigate_to", {"session_id": session, "url": bomb + "/"}), 45)
 
@@ -101,7 +105,7 @@ async def test_a_page_past_the_memory_bound_is_stopped_and_the_call_says_why(bom
         assert failed.text == (
             f"Failed to fetch {bomb}/…: Navigation failed: the page passed the renderer memory bound "
             f"({BOUND_MB} MB) and was stopped; to allow more, raise the bound "
-            "(EngineConfig.renderer_memory_mb, serve --renderer-memory-mb)"
+            "(PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb)"
         )
         assert engine.memory_guard is not None and engine.memory_guard.stopped == 1
         assert renderers_over(engine.memory_guard.renderer_sizes(), BOUND_MB) == []
@@ -115,6 +119,35 @@ async def test_a_page_past_the_memory_bound_is_stopped_and_the_call_says_why(bom
         assert not som.is_error and json.loads(som.text)["regions"] == bystander["regions"]
         export = json.loads((await dispatcher.call("trace_export", {"session_id": session})).text)
         assert [e["outcome"] for e in export["events"]][-2:] == ["error", "success"]
+    finally:
+        await engine.aclose()
+
+
+async def test_a_crash_the_guard_did_not_cause_is_not_blamed_on_it(bomb, demo) -> None:
+    """Right after the guard stopped one session's page, another session's page crashes for
+    another reason (CDP ``Page.crash``) while a call waits on it: that call reports a crash."""
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, navigation_timeout=60.0))
+    dispatcher = Dispatcher(engine)
+    try:
+        bombed = json.loads((await dispatcher.call("open_page", {"url": demo.url("/login.html")})).text)
+        other = json.loads((await dispatcher.call("open_page", {"url": demo.url("/index.html")})).text)
+        failed = await bounded(
+            dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"}), 45
+        )
+        assert "renderer memory bound" in failed.text
+        page = engine.get(other["session_id"])._page
+        assert page is not None
+        waiting = asyncio.create_task(
+            dispatcher.call(
+                "evaluate", {"session_id": other["session_id"], "expression": "new Promise(() => {})"}
+            )
+        )
+        crasher = await page.context.new_cdp_session(page)
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(crasher.send("Page.crash"), 2)
+        crashed = await bounded(waiting, 45)
+        assert crashed.is_error and "memory" not in crashed.text, crashed.text
+        assert engine.memory_guard is not None and engine.memory_guard.stopped == 1
     finally:
         await engine.aclose()
 
@@ -154,6 +187,24 @@ async def test_a_stateless_load_past_the_bound_says_why(bomb) -> None:
         await engine.aclose()
 
 
+async def test_a_page_that_grows_after_its_load_says_why(bomb) -> None:
+    """Stopped while the SOM is being compiled: the call waits for its compile's deadline, then
+    names the bound (a session's open and a stateless tool alike)."""
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, action_timeout=8.0))
+    dispatcher = Dispatcher(engine)
+    try:
+        opened = await bounded(dispatcher.call("open_page", {"url": bomb + "/late"}), 45)
+        fetched = await bounded(dispatcher.call("fetch_page", {"url": bomb + "/late"}), 45)
+        for result in (opened, fetched):
+            assert result.is_error
+            assert result.text.startswith(
+                f"Pipeline error: the page passed the renderer memory bound ({BOUND_MB} MB)"
+            ), result.text
+        assert engine.memory_guard is not None and engine.memory_guard.stopped == 2
+    finally:
+        await engine.aclose()
+
+
 def test_only_renderers_past_the_bound_are_named() -> None:
     sizes = {10: 100 * 2**20, 11: 513 * 2**20, 12: 512 * 2**20}
     assert renderers_over(sizes, 512) == [11]
@@ -174,5 +225,43 @@ def test_the_bound_is_set_on_the_command_line() -> None:
     assert bound() == DEFAULT_RENDERER_MEMORY_MB == EngineConfig().renderer_memory_mb
     assert bound("--renderer-memory-mb", "700") == 700
     assert bound("--renderer-memory-mb", "0") is None  # no bound
-    with pytest.raises(SystemExit):
-        build_parser().parse_args(["serve", "--renderer-memory-mb", "-1"])
+    for too_small in ("-1", "1", "255"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["serve", "--renderer-memory-mb", too_small])
+
+
+def test_the_bound_comes_from_the_environment_and_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "4096")
+    assert EngineConfig().renderer_memory_mb == 4096
+    assert engine_config_from_args(build_parser().parse_args(["serve"])).renderer_memory_mb == 4096
+    assert (
+        engine_config_from_args(
+            build_parser().parse_args(["serve", "--renderer-memory-mb", "300"])
+        ).renderer_memory_mb
+        == 300
+    )
+    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "0")
+    assert EngineConfig().renderer_memory_mb is None
+    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "lots")
+    with pytest.raises(
+        ValueError, match="PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes"
+    ):
+        EngineConfig()
+    for too_small in (-1, 0, 100):
+        with pytest.raises(ValueError, match="renderer_memory_mb must be at least 256"):
+            EngineConfig(renderer_memory_mb=too_small)
+
+
+def test_a_bad_bound_in_the_environment_stops_serve_with_one_line() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "plasmate_nb", "serve"],
+        env={**os.environ, "PLASMATE_NB_RENDERER_MEMORY_MB": "lots"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (run.returncode, run.stderr) == (
+        2,
+        "plasmate-nb serve: PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes (0: no bound)\n",
+    )
