@@ -68,7 +68,7 @@ class RendererMemoryGuard:
         self._context_ids: weakref.WeakKeyDictionary[BrowserContext, str] = weakref.WeakKeyDictionary()
         self._crashes: weakref.WeakKeyDictionary[Page, float] = weakref.WeakKeyDictionary()
         self._lookups: set[asyncio.Task[None]] = set()
-        self._news = asyncio.Event()  # set (and replaced) with every crash Chromium reports
+        self._news = asyncio.Event()  # set (and replaced) by _tell
 
     def __repr__(self) -> str:
         return f"RendererMemoryGuard(limit_mb={self.limit_mb}, stopped={self.stopped})"
@@ -157,6 +157,12 @@ class RendererMemoryGuard:
                 with contextlib.suppress(PlaywrightError):
                     await session.detach()
             self._context_ids[page.context] = info["targetInfo"]["browserContextId"]
+            self._tell()  # a reason() may be waiting for this very context
+
+    def _tell(self) -> None:
+        """Wake every reason() waiting for news."""
+        news, self._news = self._news, asyncio.Event()
+        news.set()
 
     def _on_crash(self, page: Page) -> None:
         self._crashes[page] = time.monotonic()
@@ -174,8 +180,7 @@ class RendererMemoryGuard:
         context = self._target_contexts.get(event.get("targetId", ""))
         if event.get("status") == KILLED and now - self._last_kill <= ATTRIBUTION_S and context is not None:
             self._killed_contexts[context] = now
-        news, self._news = self._news, asyncio.Event()
-        news.set()
+        self._tell()
 
     async def _watch(self) -> None:
         assert self._cdp is not None
