@@ -17,7 +17,7 @@ def _endpoint_from_env() -> str | None:
     return os.environ.get(ENV_ENDPOINT) or None
 
 
-def _renderer_memory_from_env() -> int | None:
+def renderer_memory_from_env() -> int | None:
     """``PLASMATE_NB_RENDERER_MEMORY_MB`` (0: no bound), else the default: how a notebook's
     embedded engine gets its bound, as ``serve --renderer-memory-mb`` gives a server's."""
     text = os.environ.get(ENV_RENDERER_MEMORY, "").strip()
@@ -26,7 +26,12 @@ def _renderer_memory_from_env() -> int | None:
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"{ENV_RENDERER_MEMORY} must be a whole number of megabytes (0: no bound)") from None
+        value = -1
+    if value != 0 and value < MIN_RENDERER_MEMORY_MB:
+        raise ValueError(
+            f"{ENV_RENDERER_MEMORY} must be a whole number of megabytes, at least {MIN_RENDERER_MEMORY_MB} "
+            "(0: no bound)"
+        )
     return value or None
 
 
@@ -44,7 +49,7 @@ class EngineConfig:
     settle_timeout: float = 2.0
     browser_timeout: float = 30.0  # for a new context or page: past it the browser is taken as wedged
     # A renderer past this many MB is stopped (browser/memory.py); None: no bound. Launched browsers only.
-    renderer_memory_mb: int | None = field(default_factory=_renderer_memory_from_env)
+    renderer_memory_mb: int | None = field(default_factory=renderer_memory_from_env)
     allow_private_network: bool = True
     allowed_hosts: tuple[str, ...] = ()
     allowed_networks: tuple[str, ...] = ()  # CIDR; matches resolved addresses, not names

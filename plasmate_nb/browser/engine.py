@@ -13,6 +13,7 @@ import contextlib
 import ipaddress
 import sys
 import uuid
+from collections.abc import Awaitable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -28,6 +29,7 @@ from plasmate_nb.browser.messages import describe, reduce_url
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
 from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, session_not_found
+from plasmate_nb.som import register_engine
 from plasmate_nb.trace import TraceLog
 
 LOCAL_ENDPOINT_NOTE = (
@@ -74,6 +76,7 @@ class Engine:
                 self.gate = EgressGate(self.policy, resolver=self.config.resolver)
                 await self.gate.start()
             browser = await self._connect_or_launch(self._playwright)
+            await register_engine(browser)  # before any context: one made meanwhile could miss it
             if self.memory_guard is not None:  # the last browser's, which went away
                 await self.memory_guard.aclose()
                 self.memory_guard = None
@@ -171,11 +174,14 @@ class Engine:
         assert self._browser is not None
         if self._context_proxy is not None:
             options["proxy"] = self._context_proxy
-        creating = self._browser.new_context(accept_downloads=False, **options)
-        context = await within(creating, self.config.browser_timeout)
+        browser = self._browser
+
+        def create() -> Awaitable[BrowserContext]:
+            return within(browser.new_context(accept_downloads=False, **options), self.config.browser_timeout)
+
         if self.memory_guard is not None:
-            self.memory_guard.watch(context)
-        return context
+            return await self.memory_guard.new_context(create, self.config.browser_timeout)
+        return await create()
 
     # ----- sessions ------------------------------------------------------------------------------
 

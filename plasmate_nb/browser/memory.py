@@ -11,12 +11,13 @@ How: every ``INTERVAL_S`` it asks the browser for its renderer processes (CDP
 ``SystemInfo.getProcessInfo``) and reads each one's resident memory; one past the bound is
 killed. The pages it rendered crash and are replaced at their last good URL, as after any crash.
 Which session that was: Chromium reports each target of the killed process as crashed with
-status ``killed`` (target discovery on the browser's CDP session), and each target names its
-browser context; the guard learns each of our contexts' ids from its first page. A page that
-crashes within ``ATTRIBUTION_S`` of its context's targets being killed so was stopped by the
-guard, and the call that waited on it can say why (``reason``); any other crash is a crash.
-Only a browser this process launched is guarded, and only a renderer that descends from this
-process is ever killed.
+status ``killed`` (target discovery on the browser's CDP session), each target names its browser
+context, and a renderer serves one context, so each kill claims the first context reported
+killed after it. Each of our contexts' ids is the one Chromium's context list gained while it
+was made. A page whose crash comes within ``ATTRIBUTION_S`` of its context's claimed kill was
+stopped by the guard, and the call that waited on it can say why (``reason``); any other crash
+(another status, another's kill) is a crash. Only a browser this process launched is guarded,
+and only a renderer that descends from this process is ever killed.
 
 What it does not bound (docs/contract.md#renderer-memory-bound): each renderer is bounded on its
 own, so a page whose cross-site frames run in several renderers may hold the bound in each; and
@@ -27,12 +28,13 @@ GPU process) is not a renderer's.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import signal
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import psutil
@@ -45,6 +47,7 @@ INTERVAL_S = 0.25
 ATTRIBUTION_S = 2.0  # a killed renderer's targets and pages report their crash within this
 MB = 2**20
 KILLED = "killed"  # Target.targetCrashed's status for a renderer ended by a signal
+KILLS_KEPT = 64
 
 
 def renderers_over(sizes: Mapping[int, int], limit_mb: int) -> list[int]:
@@ -62,13 +65,15 @@ class RendererMemoryGuard:
         self._cdp: CDPSession | None = None
         self._task: asyncio.Task[None] | None = None
         self._renderers: list[int] = []
-        self._last_kill = -float("inf")  # time.monotonic() of the last kill
+        # Each kill, newest last, as [when, the context it claimed]: a renderer serves one
+        # context, so the first context reported killed after a kill is that kill's.
+        self._kills: collections.deque[list[Any]] = collections.deque(maxlen=KILLS_KEPT)
         self._target_contexts: dict[str, str] = {}  # targetId → browserContextId, from discovery
-        self._killed_contexts: dict[str, float] = {}  # browserContextId → when its targets were killed
+        self._reports: dict[str, tuple[float, bool]] = {}  # browserContextId → (when, killed by us)
         self._context_ids: weakref.WeakKeyDictionary[BrowserContext, str] = weakref.WeakKeyDictionary()
         self._crashes: weakref.WeakKeyDictionary[Page, float] = weakref.WeakKeyDictionary()
-        self._lookups: set[asyncio.Task[None]] = set()
-        self._news = asyncio.Event()  # set (and replaced) by _tell
+        self._creating = asyncio.Lock()
+        self._news = asyncio.Event()  # set (and replaced) by every crash report
 
     def __repr__(self) -> str:
         return f"RendererMemoryGuard(limit_mb={self.limit_mb}, stopped={self.stopped})"
@@ -83,42 +88,58 @@ class RendererMemoryGuard:
         self._task = asyncio.create_task(self._watch())
 
     async def aclose(self) -> None:
-        tasks = [t for t in (self._task, *self._lookups) if t is not None]
-        self._task = None
-        for task in tasks:
+        task, self._task = self._task, None
+        if task is not None:
             task.cancel()
-        if tasks:
-            await asyncio.wait(tasks)
+            await asyncio.wait({task})
         cdp, self._cdp = self._cdp, None
         if cdp is not None:
             with contextlib.suppress(PlaywrightError):
                 await cdp.detach()
 
-    def watch(self, context: BrowserContext) -> None:
-        """Attribute the crashes of ``context``'s pages (every page it will ever have)."""
-        context.on("page", self._on_page)
+    async def new_context(
+        self, create: Callable[[], Awaitable[BrowserContext]], timeout: float
+    ) -> BrowserContext:
+        """``create()``'s context, watched: its id is the one Chromium's context list gained
+        meanwhile (asked of the browser, never of a renderer that may be too busy to answer).
+        ``TimeoutError`` when the browser does not answer within ``timeout``, as ``create`` does."""
+        async with contextlib.AsyncExitStack() as held:
+            async with asyncio.timeout(timeout):  # a wedged browser: waiting in line counts too
+                await held.enter_async_context(self._creating)
+                before = await self._context_list()
+            context = await create()
+            gained: set[str] = set()
+            with contextlib.suppress(TimeoutError, PlaywrightError):  # then its crashes are plain crashes
+                async with asyncio.timeout(timeout):
+                    gained = (await self._context_list()) - before
+        if len(gained) == 1:
+            self._context_ids[context] = gained.pop()
+        context.on("page", lambda page: page.on("crash", self._on_crash))
+        return context
 
     async def reason(self, page: Page) -> ErrorText | None:
         """Why ``page`` crashed, if the guard stopped its renderer; None otherwise.
 
-        The page's crash and its targets' reach us on two CDP sessions in either order, so a
-        crash near a kill waits (``ATTRIBUTION_S`` at most) for its context's news."""
+        The page's crash and its context's report reach us on two CDP sessions in either order,
+        so a crash near a kill waits (``ATTRIBUTION_S`` at most) for the report."""
         crashed = self._crashes.get(page)
-        if crashed is None or abs(crashed - self._last_kill) > ATTRIBUTION_S:
-            return None  # no crash, or no kill near it: never ours
+        context = self._context_ids.get(page.context)
+        if (
+            crashed is None
+            or context is None
+            or not any(abs(crashed - k[0]) <= ATTRIBUTION_S for k in self._kills)
+        ):
+            return None  # no crash, an unknown context, or no kill near the crash: never ours
         deadline = time.monotonic() + ATTRIBUTION_S
-        while not self._stopped(page, crashed):
+        while True:
+            when, killed = self._reports.get(context, (-float("inf"), False))
+            if abs(crashed - when) <= ATTRIBUTION_S:
+                return renderer_memory_passed(self.limit_mb) if killed else None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._news.wait(), remaining)
-        return renderer_memory_passed(self.limit_mb)
-
-    def _stopped(self, page: Page, crashed: float) -> bool:
-        context = self._context_ids.get(page.context)
-        killed = self._killed_contexts.get(context) if context is not None else None
-        return killed is not None and abs(crashed - killed) <= ATTRIBUTION_S
 
     def renderer_sizes(self) -> dict[int, int]:
         """Resident bytes of each renderer the last look found (those still running)."""
@@ -141,28 +162,9 @@ class RendererMemoryGuard:
 
     # ----- events and the watch -----------------------------------------------------------------
 
-    def _on_page(self, page: Page) -> None:
-        page.on("crash", self._on_crash)
-        if page.context not in self._context_ids:
-            task = asyncio.create_task(self._learn_context_id(page))
-            self._lookups.add(task)
-            task.add_done_callback(self._lookups.discard)
-
-    async def _learn_context_id(self, page: Page) -> None:
-        with contextlib.suppress(PlaywrightError):  # a page closed at once: nothing to attribute
-            session = await page.context.new_cdp_session(page)
-            try:
-                info = await session.send("Target.getTargetInfo")
-            finally:
-                with contextlib.suppress(PlaywrightError):
-                    await session.detach()
-            self._context_ids[page.context] = info["targetInfo"]["browserContextId"]
-            self._tell()  # a reason() may be waiting for this very context
-
-    def _tell(self) -> None:
-        """Wake every reason() waiting for news."""
-        news, self._news = self._news, asyncio.Event()
-        news.set()
+    async def _context_list(self) -> set[str]:
+        assert self._cdp is not None
+        return set((await self._cdp.send("Target.getBrowserContexts")).get("browserContextIds", []))
 
     def _on_crash(self, page: Page) -> None:
         self._crashes[page] = time.monotonic()
@@ -178,9 +180,21 @@ class RendererMemoryGuard:
     def _on_target_crashed(self, event: dict[str, Any]) -> None:
         now = time.monotonic()
         context = self._target_contexts.get(event.get("targetId", ""))
-        if event.get("status") == KILLED and now - self._last_kill <= ATTRIBUTION_S and context is not None:
-            self._killed_contexts[context] = now
-        self._tell()
+        if context is not None:
+            self._reports[context] = (now, event.get("status") == KILLED and self._claim(context, now))
+        news, self._news = self._news, asyncio.Event()
+        news.set()
+
+    def _claim(self, context: str, now: float) -> bool:
+        """Whether a kill of ours, made just before, is this context's (claiming it if unclaimed)."""
+        recent = [kill for kill in self._kills if now - kill[0] <= ATTRIBUTION_S]
+        if any(kill[1] == context for kill in recent):
+            return True  # another target of the same renderer
+        unclaimed = next((kill for kill in recent if kill[1] is None), None)
+        if unclaimed is None:
+            return False  # killed, but not by us
+        unclaimed[1] = context
+        return True
 
     async def _watch(self) -> None:
         assert self._cdp is not None
@@ -192,7 +206,7 @@ class RendererMemoryGuard:
             self._renderers = [p["id"] for p in info.get("processInfo", []) if p.get("type") == "renderer"]
             for pid in renderers_over(self.renderer_sizes(), self.limit_mb):
                 if self.is_ours(pid):
-                    self._last_kill = time.monotonic()
+                    self._kills.append([time.monotonic(), None])
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGKILL)
                         self.stopped += 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import signal
 import sys
@@ -14,6 +13,7 @@ from collections.abc import Callable, Iterator
 import anyio
 
 from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.browser.config import renderer_memory_from_env
 from plasmate_nb.server.http import HttpServer, ServerConfigError
 from plasmate_nb.server.stdio import serve_stdio
 from plasmate_nb.tools import Dispatcher
@@ -22,17 +22,17 @@ from plasmate_nb.tools import Dispatcher
 def engine_config_from_args(args: argparse.Namespace) -> EngineConfig:
     # An MCP server faces agents that follow untrusted pages: private destinations are blocked
     # unless the operator allows them (the notebook's embedded engine allows them by default).
-    config = EngineConfig(
+    bound = args.renderer_memory_mb
+    return EngineConfig(
         max_sessions=args.max_sessions,
         idle_timeout=args.idle_timeout,
         allow_private_network=args.allow_private_network,
         allowed_hosts=tuple(args.allow_host),
         allowed_networks=tuple(args.allow_network),
         evaluate_result_limit=args.evaluate_result_limit,
+        # The command line's bound, else the environment's (or the default).
+        renderer_memory_mb=renderer_memory_from_env() if bound is None else bound or None,
     )
-    if args.renderer_memory_mb is None:  # the environment's bound, else the default
-        return config
-    return dataclasses.replace(config, renderer_memory_mb=args.renderer_memory_mb or None)
 
 
 async def _serve_stdio_then_close(dispatcher: Dispatcher, engine: Engine) -> None:

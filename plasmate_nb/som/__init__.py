@@ -9,7 +9,7 @@ from plasmate_nb.som.tree import (
     iter_elements,
     page_view,
 )
-from plasmate_nb.som.world import NOT_CONNECTED, next_frame, prepare_actions
+from plasmate_nb.som.world import NOT_CONNECTED, next_frame, prepare_actions, register_engine
 
 __all__ = [
     "ACTIONS_BY_ROLE",
@@ -25,4 +25,5 @@ __all__ = [
     "next_frame",
     "page_view",
     "prepare_actions",
+    "register_engine",
 ]

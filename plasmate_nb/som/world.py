@@ -26,7 +26,7 @@ import re
 import weakref
 from typing import Any
 
-from playwright.async_api import CDPSession, Locator, Page
+from playwright.async_api import Browser, CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.som.parse import ParsedSom
@@ -73,7 +73,13 @@ async def ensure_engine(page: Page) -> None:
     browser = page.context.browser
     if browser is None:
         raise PlaywrightError("the SOM needs a page of a Browser (no persistent contexts)")
-    # playwright-python offers no public way from a page to its Playwright object's selectors.
+    await register_engine(browser)
+
+
+async def register_engine(browser: Browser) -> None:
+    """Register the ``plasmate_som`` engine with ``browser``'s Playwright (once). Best before its
+    first context: a context made while the registration is on its way can miss it."""
+    # playwright-python offers no public way from a browser to its Playwright object's selectors.
     selectors = browser.browser_type._impl_obj._playwright.selectors
     if selectors in _registered:
         return

@@ -30,6 +30,7 @@ from plasmate_nb.server.cli import engine_config_from_args
 from plasmate_nb.server.options import DEFAULT_RENDERER_MEMORY_MB
 from plasmate_nb.tools import Dispatcher
 from tests.reliability.support import bounded
+from tests.support import wait_until
 
 BOUND_MB = 512
 MARKUP = b"<p>x" * (256 * 1024)  # one megabyte: 256k elements
@@ -60,6 +61,9 @@ def bomb() -> Iterator[str]:
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
+            if self.path == "/favicon.ico":
+                self.send_error(404)
+                return
             if self.path in PAGES:
                 body = PAGES[self.path].encode()
                 self.send_response(200)
@@ -124,30 +128,33 @@ async def test_a_page_past_the_memory_bound_is_stopped_and_the_call_says_why(bom
 
 
 async def test_a_crash_the_guard_did_not_cause_is_not_blamed_on_it(bomb, demo) -> None:
-    """Right after the guard stopped one session's page, another session's page crashes for
-    another reason (CDP ``Page.crash``) while a call waits on it: that call reports a crash."""
+    """The moment the guard stops one session's page, another session's page crashes for
+    another reason (CDP ``Page.crash``) while a call waits on it: that call reports a crash, and
+    the bombed session's names the bound."""
     engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, navigation_timeout=60.0))
     dispatcher = Dispatcher(engine)
     try:
         bombed = json.loads((await dispatcher.call("open_page", {"url": demo.url("/login.html")})).text)
         other = json.loads((await dispatcher.call("open_page", {"url": demo.url("/index.html")})).text)
-        failed = await bounded(
-            dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"}), 45
-        )
-        assert "renderer memory bound" in failed.text
         page = engine.get(other["session_id"])._page
-        assert page is not None
+        assert page is not None and engine.memory_guard is not None
+        crasher = await page.context.new_cdp_session(page)
         waiting = asyncio.create_task(
             dispatcher.call(
                 "evaluate", {"session_id": other["session_id"], "expression": "new Promise(() => {})"}
             )
         )
-        crasher = await page.context.new_cdp_session(page)
+        navigating = asyncio.create_task(
+            dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"})
+        )
+        guard = engine.memory_guard
+        await wait_until(lambda: guard.stopped == 1, 45, "the bombed renderer's stop")
         with contextlib.suppress(PlaywrightError, TimeoutError):
             await asyncio.wait_for(crasher.send("Page.crash"), 2)
-        crashed = await bounded(waiting, 45)
+        crashed, failed = await bounded(asyncio.gather(waiting, navigating), 45)
         assert crashed.is_error and "memory" not in crashed.text, crashed.text
-        assert engine.memory_guard is not None and engine.memory_guard.stopped == 1
+        assert "renderer memory bound" in failed.text, failed.text
+        assert guard.stopped == 1
     finally:
         await engine.aclose()
 
@@ -242,11 +249,19 @@ def test_the_bound_comes_from_the_environment_and_is_checked(monkeypatch: pytest
     )
     monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "0")
     assert EngineConfig().renderer_memory_mb is None
-    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "lots")
-    with pytest.raises(
-        ValueError, match="PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes"
-    ):
-        EngineConfig()
+    for bad in ("lots", "-5", "100"):
+        monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", bad)
+        with pytest.raises(
+            ValueError, match="PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes"
+        ):
+            EngineConfig()
+    # The command line's bound wins over the environment's, even a bad one.
+    assert (
+        engine_config_from_args(
+            build_parser().parse_args(["serve", "--renderer-memory-mb", "1024"])
+        ).renderer_memory_mb
+        == 1024
+    )
     for too_small in (-1, 0, 100):
         with pytest.raises(ValueError, match="renderer_memory_mb must be at least 256"):
             EngineConfig(renderer_memory_mb=too_small)
@@ -263,5 +278,6 @@ def test_a_bad_bound_in_the_environment_stops_serve_with_one_line() -> None:
     )
     assert (run.returncode, run.stderr) == (
         2,
-        "plasmate-nb serve: PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes (0: no bound)\n",
+        "plasmate-nb serve: PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes, "
+        "at least 256 (0: no bound)\n",
     )
