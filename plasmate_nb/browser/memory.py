@@ -9,11 +9,11 @@ tiny to hold memory), so the guard watches the processes themselves.
 
 How: every ``INTERVAL_S`` it asks the browser for its renderer processes (CDP
 ``SystemInfo.getProcessInfo``) and reads each one's resident memory; one past the bound is
-killed. The pages it rendered crash and are replaced at their last good URL, as after any crash.
+killed (SIGTERM, then SIGKILL if it lingers). The pages it rendered crash and are replaced at their last good URL, as after any crash.
 Which session that was: Chromium reports each target of the killed process as crashed with
-status ``killed`` (target discovery on the browser's CDP session), each target names its browser
-context, and a renderer serves one context, so each kill claims the first context reported
-killed after it. Each of our contexts' ids is the one Chromium's context list gained while it
+status ``killed`` and the signal (target discovery on the browser's CDP session), each target
+names its browser context, and a renderer serves one context, so each kill claims the first
+context reported killed by its signal after it. Each of our contexts' ids is the one Chromium's context list gained while it
 was made. A page whose crash comes within ``ATTRIBUTION_S`` of its context's claimed kill was
 stopped by the guard, and the call that waited on it can say why (``reason``); any other crash
 (another status, another's kill) is a crash. Only a browser this process launched is guarded,
@@ -48,6 +48,7 @@ ATTRIBUTION_S = 2.0  # a killed renderer's targets and pages report their crash 
 MB = 2**20
 KILLED = "killed"  # Target.targetCrashed's status for a renderer ended by a signal
 KILLS_KEPT = 64
+ESCALATE_S = 1.0
 
 
 def renderers_over(sizes: Mapping[int, int], limit_mb: int) -> list[int]:
@@ -65,9 +66,10 @@ class RendererMemoryGuard:
         self._cdp: CDPSession | None = None
         self._task: asyncio.Task[None] | None = None
         self._renderers: list[int] = []
-        # Each kill, newest last, as [when, the context it claimed]: a renderer serves one
-        # context, so the first context reported killed after a kill is that kill's.
+        # Each kill, newest last, as [when, the context it claimed, the signal]: a renderer serves
+        # one context, so the first context reported killed by that signal after it is that kill's.
         self._kills: collections.deque[list[Any]] = collections.deque(maxlen=KILLS_KEPT)
+        self._terminated: dict[int, float] = {}  # pid → when it was sent SIGTERM
         self._target_contexts: dict[str, str] = {}  # targetId → browserContextId, from discovery
         self._reports: dict[str, tuple[float, bool]] = {}  # browserContextId → (when, killed by us)
         self._context_ids: weakref.WeakKeyDictionary[BrowserContext, str] = weakref.WeakKeyDictionary()
@@ -181,13 +183,14 @@ class RendererMemoryGuard:
         now = time.monotonic()
         context = self._target_contexts.get(event.get("targetId", ""))
         if context is not None:
-            self._reports[context] = (now, event.get("status") == KILLED and self._claim(context, now))
+            killed = event.get("status") == KILLED and self._claim(context, now, event.get("errorCode"))
+            self._reports[context] = (now, killed)
         news, self._news = self._news, asyncio.Event()
         news.set()
 
-    def _claim(self, context: str, now: float) -> bool:
+    def _claim(self, context: str, now: float, signo: Any) -> bool:
         """Whether a kill of ours, made just before, is this context's (claiming it if unclaimed)."""
-        recent = [kill for kill in self._kills if now - kill[0] <= ATTRIBUTION_S]
+        recent = [kill for kill in self._kills if now - kill[0] <= ATTRIBUTION_S and kill[2] == signo]
         if any(kill[1] == context for kill in recent):
             return True  # another target of the same renderer
         unclaimed = next((kill for kill in recent if kill[1] is None), None)
@@ -204,10 +207,24 @@ class RendererMemoryGuard:
             except PlaywrightError:
                 return  # the browser is gone: nothing left to guard
             self._renderers = [p["id"] for p in info.get("processInfo", []) if p.get("type") == "renderer"]
+            self._terminated = {pid: t for pid, t in self._terminated.items() if pid in self._renderers}
             for pid in renderers_over(self.renderer_sizes(), self.limit_mb):
                 if self.is_ours(pid):
-                    self._kills.append([time.monotonic(), None])
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
-                        self.stopped += 1
+                    self._stop(pid)
             await asyncio.sleep(INTERVAL_S)
+
+    def _stop(self, pid: int) -> None:
+        """SIGTERM first: the kernel's OOM killer and operators kill with SIGKILL, so Chromium's
+        report (its errorCode is the signal) tells our stops from theirs. SIGKILL when a
+        renderer outlives its SIGTERM by ``ESCALATE_S``."""
+        now = time.monotonic()
+        terminated = self._terminated.get(pid)
+        if terminated is not None and now - terminated < ESCALATE_S:
+            return
+        signo = signal.SIGTERM if terminated is None else signal.SIGKILL
+        self._kills.append([now, None, int(signo)])
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signo)
+            if terminated is None:
+                self.stopped += 1
+                self._terminated[pid] = now

@@ -12,6 +12,7 @@ import contextlib
 import http.server
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -153,6 +154,46 @@ async def test_a_crash_the_guard_did_not_cause_is_not_blamed_on_it(bomb, demo) -
             await asyncio.wait_for(crasher.send("Page.crash"), 2)
         crashed, failed = await bounded(asyncio.gather(waiting, navigating), 45)
         assert crashed.is_error and "memory" not in crashed.text, crashed.text
+        assert "renderer memory bound" in failed.text, failed.text
+        assert guard.stopped == 1
+    finally:
+        await engine.aclose()
+
+
+async def test_a_kill_that_is_not_ours_is_not_blamed_on_the_bound(bomb, demo) -> None:
+    """Just after the guard stopped one session's renderer, another session's is killed by
+    someone else (as the kernel's OOM killer would): only the first names the bound."""
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB, navigation_timeout=60.0))
+    dispatcher = Dispatcher(engine)
+    try:
+        bombed = json.loads((await dispatcher.call("open_page", {"url": demo.url("/login.html")})).text)
+        other = json.loads((await dispatcher.call("open_page", {"url": demo.url("/index.html")})).text)
+        grown = await dispatcher.call(
+            "evaluate",
+            {"session_id": other["session_id"], "expression": "(window.kept = new Array(2e7).fill(1.5), 1)"},
+        )
+        assert not grown.is_error, grown.text
+        guard = engine.memory_guard
+        assert guard is not None
+
+        def largest() -> tuple[int, int]:
+            sizes = guard.renderer_sizes()
+            return max(((size, pid) for pid, size in sizes.items()), default=(0, 0))
+
+        await wait_until(lambda: largest()[0] > 150 * 2**20, 10, "the other session's renderer to grow")
+        other_renderer = largest()[1]
+        waiting = asyncio.create_task(
+            dispatcher.call(
+                "evaluate", {"session_id": other["session_id"], "expression": "new Promise(() => {})"}
+            )
+        )
+        navigating = asyncio.create_task(
+            dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"})
+        )
+        await wait_until(lambda: guard.stopped == 1, 45, "the bombed renderer's stop")
+        os.kill(other_renderer, signal.SIGKILL)
+        killed, failed = await bounded(asyncio.gather(waiting, navigating), 45)
+        assert killed.is_error and "memory" not in killed.text, killed.text
         assert "renderer memory bound" in failed.text, failed.text
         assert guard.stopped == 1
     finally:
