@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import psutil
 import pytest
@@ -128,6 +128,34 @@ async def test_a_page_past_the_memory_bound_is_stopped_and_the_call_says_why(bom
         await engine.aclose()
 
 
+async def _harm_the_other_as_the_guard_stops_one(
+    dispatcher: Dispatcher,
+    engine: Engine,
+    bombed: dict,
+    other: dict,
+    bomb: str,
+    harm: Callable[[], Awaitable[None]],
+) -> None:
+    """While a call waits on ``other``'s page, ``bombed`` navigates to the bomb; the moment the
+    guard stops that renderer, ``harm`` strikes ``other``'s. Only the bombed call names the bound."""
+    guard = engine.memory_guard
+    assert guard is not None
+    waiting = asyncio.create_task(
+        dispatcher.call(
+            "evaluate", {"session_id": other["session_id"], "expression": "new Promise(() => {})"}
+        )
+    )
+    navigating = asyncio.create_task(
+        dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"})
+    )
+    await wait_until(lambda: guard.stopped == 1, 45, "the bombed renderer's stop")
+    await harm()
+    harmed, failed = await bounded(asyncio.gather(waiting, navigating), 45)
+    assert harmed.is_error and "memory" not in harmed.text, harmed.text
+    assert "renderer memory bound" in failed.text, failed.text
+    assert guard.stopped == 1
+
+
 async def test_a_crash_the_guard_did_not_cause_is_not_blamed_on_it(bomb, demo) -> None:
     """The moment the guard stops one session's page, another session's page crashes for
     another reason (CDP ``Page.crash``) while a call waits on it: that call reports a crash, and
@@ -140,22 +168,12 @@ async def test_a_crash_the_guard_did_not_cause_is_not_blamed_on_it(bomb, demo) -
         page = engine.get(other["session_id"])._page
         assert page is not None and engine.memory_guard is not None
         crasher = await page.context.new_cdp_session(page)
-        waiting = asyncio.create_task(
-            dispatcher.call(
-                "evaluate", {"session_id": other["session_id"], "expression": "new Promise(() => {})"}
-            )
-        )
-        navigating = asyncio.create_task(
-            dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"})
-        )
-        guard = engine.memory_guard
-        await wait_until(lambda: guard.stopped == 1, 45, "the bombed renderer's stop")
-        with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(crasher.send("Page.crash"), 2)
-        crashed, failed = await bounded(asyncio.gather(waiting, navigating), 45)
-        assert crashed.is_error and "memory" not in crashed.text, crashed.text
-        assert "renderer memory bound" in failed.text, failed.text
-        assert guard.stopped == 1
+
+        async def crash() -> None:
+            with contextlib.suppress(PlaywrightError, TimeoutError):
+                await asyncio.wait_for(crasher.send("Page.crash"), 2)
+
+        await _harm_the_other_as_the_guard_stops_one(dispatcher, engine, bombed, other, bomb, crash)
     finally:
         await engine.aclose()
 
@@ -182,20 +200,11 @@ async def test_a_kill_that_is_not_ours_is_not_blamed_on_the_bound(bomb, demo) ->
 
         await wait_until(lambda: largest()[0] > 150 * 2**20, 10, "the other session's renderer to grow")
         other_renderer = largest()[1]
-        waiting = asyncio.create_task(
-            dispatcher.call(
-                "evaluate", {"session_id": other["session_id"], "expression": "new Promise(() => {})"}
-            )
-        )
-        navigating = asyncio.create_task(
-            dispatcher.call("navigate_to", {"session_id": bombed["session_id"], "url": bomb + "/"})
-        )
-        await wait_until(lambda: guard.stopped == 1, 45, "the bombed renderer's stop")
-        os.kill(other_renderer, signal.SIGKILL)
-        killed, failed = await bounded(asyncio.gather(waiting, navigating), 45)
-        assert killed.is_error and "memory" not in killed.text, killed.text
-        assert "renderer memory bound" in failed.text, failed.text
-        assert guard.stopped == 1
+
+        async def kill() -> None:
+            os.kill(other_renderer, signal.SIGKILL)
+
+        await _harm_the_other_as_the_guard_stops_one(dispatcher, engine, bombed, other, bomb, kill)
     finally:
         await engine.aclose()
 
