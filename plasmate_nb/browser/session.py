@@ -74,7 +74,14 @@ from plasmate_nb.errors import (
     pipeline_error,
     timeout_after,
 )
-from plasmate_nb.som import NOT_CONNECTED, CompiledSom, SomCompileError, compile_page, prepare_actions
+from plasmate_nb.som import (
+    NOT_CONNECTED,
+    CompiledSom,
+    SomCompileError,
+    compile_page,
+    prepare_actions,
+    watch_crashes,
+)
 from plasmate_nb.trace import PageState, TraceLog
 from plasmate_nb.trace.compact import utf8_len
 from plasmate_nb.trace.som_walk import find_element
@@ -215,6 +222,7 @@ class BrowserSession:
             self._opening_page = False
         page.on("dialog", answer_dialog)
         page.on("crash", self._on_crash)
+        watch_crashes(page)
         page.set_default_timeout(self._config.action_timeout * 1000)
         page.set_default_navigation_timeout(self._config.navigation_timeout * 1000)
         self._watch = NavigationWatch(page, self._gate)

@@ -32,7 +32,7 @@ from plasmate_nb.errors import (
     screenshot_capture_failed,
     timeout_after,
 )
-from plasmate_nb.som import CompiledSom, compile_page
+from plasmate_nb.som import CompiledSom, compile_page, watch_crashes
 
 if TYPE_CHECKING:
     from plasmate_nb.browser.engine import Engine
@@ -115,6 +115,7 @@ async def temporary_page(
         except TimeoutError:
             raise _timed_out(url, engine.config.browser_timeout) from None
         page.on("dialog", answer_dialog)
+        watch_crashes(page)
         watch = NavigationWatch(page, engine.gate)
         try:
             response = await goto(

@@ -9,7 +9,7 @@ from plasmate_nb.som.tree import (
     iter_elements,
     page_view,
 )
-from plasmate_nb.som.world import NOT_CONNECTED, next_frame, prepare_actions, register_engine
+from plasmate_nb.som.world import NOT_CONNECTED, next_frame, prepare_actions, register_engine, watch_crashes
 
 __all__ = [
     "ACTIONS_BY_ROLE",
@@ -26,4 +26,5 @@ __all__ = [
     "page_view",
     "prepare_actions",
     "register_engine",
+    "watch_crashes",
 ]

@@ -27,7 +27,7 @@ from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.som.parse import Unchanged, parse_som
-from plasmate_nb.som.world import MISSING, WORLD_GLOBAL, IsolatedWorld, world_of
+from plasmate_nb.som.world import MISSING, PAGE_CRASHED, WORLD_GLOBAL, IsolatedWorld, unless_crashed, world_of
 
 COMPILER_SOURCE: str = resources.files(__package__).joinpath("compiler.js").read_text(encoding="utf-8")
 
@@ -201,10 +201,12 @@ async def compile_page(
     budget_ms = int((timeout if timeout is not None else DEFAULT_BUDGET_S) * 1000)
     use = INCREMENTAL_DEFAULT if incremental is None else incremental
     try:
-        return await asyncio.wait_for(_compile(page, budget_ms, use), timeout)
+        return await asyncio.wait_for(unless_crashed(page, _compile(page, budget_ms, use)), timeout)
     except TimeoutError:
         raise SomCompileError(f"SOM compile timed out after {timeout:g}s") from None
-    except PlaywrightError:
+    except PlaywrightError as error:
+        if str(error) == PAGE_CRASHED:  # ours (unless_crashed): no page text in it
+            raise SomCompileError(f"SOM compile failed: {PAGE_CRASHED}") from None
         # Playwright's message can quote page state; say only what happened.
         raise SomCompileError("SOM compile failed: the page's JavaScript context was unavailable") from None
 

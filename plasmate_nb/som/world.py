@@ -24,7 +24,8 @@ from __future__ import annotations
 import asyncio
 import re
 import weakref
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from playwright.async_api import Browser, CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
@@ -65,7 +66,39 @@ NEXT_FRAME_JS = (
     " setTimeout(resolve, 0); requestAnimationFrame(resolve); }))"
 )
 
+T = TypeVar("T")
+
 _registered: weakref.WeakSet[Any] = weakref.WeakSet()
+# Pages whose SOM waits end when they crash: a crashed renderer never answers, so a compile would
+# otherwise wait out its whole deadline.
+_crashes: weakref.WeakKeyDictionary[Page, asyncio.Event] = weakref.WeakKeyDictionary()
+PAGE_CRASHED = "the page crashed"
+
+
+def watch_crashes(page: Page) -> None:
+    """Make compiles on ``page`` end when it crashes (call it as soon as the page is made)."""
+    crashed = _crashes.setdefault(page, asyncio.Event())
+    page.on("crash", lambda _page: crashed.set())
+
+
+async def unless_crashed(page: Page, work: Awaitable[T]) -> T:
+    """``await work``, or PlaywrightError(PAGE_CRASHED) as soon as ``page`` crashes (pages given
+    to :func:`watch_crashes`; others just await)."""
+    crashed = _crashes.get(page)
+    task = asyncio.ensure_future(work)
+    if crashed is None:
+        return await task
+    watch = asyncio.ensure_future(crashed.wait())
+    try:
+        await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+        finished = task.done()
+        if not finished:
+            task.cancel()
+    if not finished:
+        raise PlaywrightError(PAGE_CRASHED)
+    return task.result()
 
 
 async def ensure_engine(page: Page) -> None:
