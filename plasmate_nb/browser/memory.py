@@ -42,6 +42,7 @@ from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.errors import ErrorText, renderer_memory_passed
+from plasmate_nb.som import crashed_at
 
 INTERVAL_S = 0.25
 ATTRIBUTION_S = 2.0  # a killed renderer's targets and pages report their crash within this
@@ -49,6 +50,11 @@ MB = 2**20
 KILLED = "killed"  # Target.targetCrashed's status for a renderer ended by a signal
 KILLS_KEPT = 64
 ESCALATE_S = 1.0
+
+
+async def stopped_reason(guard: RendererMemoryGuard | None, page: Page) -> ErrorText | None:
+    """``guard.reason(page)``, or None when there is no guard (a browser behind an endpoint, no bound)."""
+    return await guard.reason(page) if guard is not None else None
 
 
 def renderers_over(sizes: Mapping[int, int], limit_mb: int) -> list[int]:
@@ -73,7 +79,6 @@ class RendererMemoryGuard:
         self._target_contexts: dict[str, str] = {}  # targetId → browserContextId, from discovery
         self._reports: dict[str, tuple[float, bool]] = {}  # browserContextId → (when, killed by us)
         self._context_ids: weakref.WeakKeyDictionary[BrowserContext, str] = weakref.WeakKeyDictionary()
-        self._crashes: weakref.WeakKeyDictionary[Page, float] = weakref.WeakKeyDictionary()
         self._creating = asyncio.Lock()
         self._news = asyncio.Event()  # set (and replaced) by every crash report
 
@@ -116,15 +121,15 @@ class RendererMemoryGuard:
                     gained = (await self._context_list()) - before
         if len(gained) == 1:
             self._context_ids[context] = gained.pop()
-        context.on("page", lambda page: page.on("crash", self._on_crash))
         return context
 
     async def reason(self, page: Page) -> ErrorText | None:
         """Why ``page`` crashed, if the guard stopped its renderer; None otherwise.
 
         The page's crash and its context's report reach us on two CDP sessions in either order,
-        so a crash near a kill waits (``ATTRIBUTION_S`` at most) for the report."""
-        crashed = self._crashes.get(page)
+        so a crash near a kill waits (``ATTRIBUTION_S`` at most) for the report. The page's crash
+        is known when the engine watched it (``som.watch_crashes``: every page it makes)."""
+        crashed = crashed_at(page)
         context = self._context_ids.get(page.context)
         if (
             crashed is None
@@ -167,9 +172,6 @@ class RendererMemoryGuard:
     async def _context_list(self) -> set[str]:
         assert self._cdp is not None
         return set((await self._cdp.send("Target.getBrowserContexts")).get("browserContextIds", []))
-
-    def _on_crash(self, page: Page) -> None:
-        self._crashes[page] = time.monotonic()
 
     def _on_target(self, event: dict[str, Any]) -> None:
         info = event.get("targetInfo") or {}

@@ -11,6 +11,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser.egress import EgressGate, gate_answer
 from plasmate_nb.browser.errors import ActionError
+from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.policy import PolicyViolation, UrlPolicy
 from plasmate_nb.errors import (
@@ -171,10 +172,17 @@ def _top_level(request: Request) -> bool:
 
 
 async def goto(
-    page: Page, url: str, *, policy: UrlPolicy, watch: NavigationWatch, timeout: float
+    page: Page,
+    url: str,
+    *,
+    policy: UrlPolicy,
+    watch: NavigationWatch,
+    timeout: float,
+    memory_guard: RendererMemoryGuard | None = None,
 ) -> Response | None:
     """Navigate, or raise ``Failed to fetch <origin/…>: <reason>`` (docs/contract.md#messages-the-engine-produces).
-    Returns the main resource's final response (``None`` for a same-document navigation)."""
+    Returns the main resource's final response (``None`` for a same-document navigation). A page
+    ``memory_guard`` stopped says so (docs/contract.md#renderer-memory-bound)."""
     where = reduce_url(url)
     try:
         policy.check_form(url)
@@ -189,8 +197,11 @@ async def goto(
             with contextlib.suppress(PlaywrightError, TimeoutError):
                 await asyncio.wait_for(stop_loading(page), STOP_SECONDS)
         blocked = watch.blocked_when_failed()
-        if blocked:
-            reason: str = outbound_blocked(blocked)
+        stopped = await stopped_reason(memory_guard, page)
+        if stopped is not None:
+            reason: str = navigation_failed(stopped)
+        elif blocked:
+            reason = outbound_blocked(blocked)
         else:
             described = describe(error, timeout)
             reason = described if is_timeout(error) else navigation_failed(described)

@@ -36,14 +36,13 @@ from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
-from plasmate_nb.browser.memory import RendererMemoryGuard
+from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
 from plasmate_nb.browser.messages import (
     compile_error_detail,
     describe,
     describe_js_exception,
     is_closed,
     is_timeout,
-    reduce_url,
 )
 from plasmate_nb.browser.navigation import (
     NavigationWatch,
@@ -68,7 +67,6 @@ from plasmate_nb.errors import (
     element_not_found,
     evaluate_javascript_error,
     evaluate_result_too_large,
-    failed_to_fetch,
     navigation_failed,
     option_not_found,
     pipeline_error,
@@ -79,6 +77,7 @@ from plasmate_nb.som import (
     CompiledSom,
     SomCompileError,
     compile_page,
+    crashed_at,
     prepare_actions,
     watch_crashes,
 )
@@ -180,7 +179,6 @@ class BrowserSession:
         self._watch: NavigationWatch | None = None
         self._lost = False
         self._opening_page = False
-        self._page_crashed = False
         context.on("page", self._on_new_page)
 
     def __repr__(self) -> str:  # no URL: paths and queries may be private
@@ -221,13 +219,11 @@ class BrowserSession:
         finally:
             self._opening_page = False
         page.on("dialog", answer_dialog)
-        page.on("crash", self._on_crash)
         watch_crashes(page)
         page.set_default_timeout(self._config.action_timeout * 1000)
         page.set_default_navigation_timeout(self._config.navigation_timeout * 1000)
         self._watch = NavigationWatch(page, self._gate)
         self._page = page
-        self._page_crashed = False
 
     def mark_lost(self) -> None:
         """The browser went away: keep the state readable, refuse every action."""
@@ -243,13 +239,6 @@ class BrowserSession:
         if self._opening_page or page is self._page:
             return
         await close_quietly(page)  # popups and new tabs: one page per session
-
-    def _on_crash(self, _page: Page) -> None:
-        self._page_crashed = True
-
-    async def _stopped_for_memory(self, page: Page) -> ErrorText | None:
-        """Why ``page`` crashed, when the renderer memory bound stopped it (browser/memory.py)."""
-        return await self._memory_guard.reason(page) if self._memory_guard is not None else None
 
     # ----- actions -------------------------------------------------------------------------
 
@@ -278,12 +267,10 @@ class BrowserSession:
                 policy=self._policy,
                 watch=self._page_watch,
                 timeout=self._config.navigation_timeout,
+                memory_guard=self._memory_guard,
             )
         except ActionError:
-            stopped = await self._stopped_for_memory(page)
             await self._restore(page)
-            if stopped is not None:
-                raise ActionError(failed_to_fetch(reduce_url(url), navigation_failed(stopped))) from None
             raise
         await self._commit(page)
 
@@ -443,7 +430,7 @@ class BrowserSession:
     async def _live_page(self) -> Page:
         """The session page, replaced first if it crashed."""
         self._check_connected()
-        if self._page is None or self._page_crashed:
+        if self._page is None or crashed_at(self._page) is not None:
             await self._replace_page()
         if self._page is None:
             raise ActionError(BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_NOT_REOPENED))
@@ -515,7 +502,7 @@ class BrowserSession:
             if NOT_CONNECTED in str(error):  # the node left while the action waited for it
                 await self._restore(page)
                 raise ActionError(ELEMENT_NOT_IN_DOM) from None
-            reason = await self._stopped_for_memory(page) or describe(error, limit, redact)
+            reason = await stopped_reason(self._memory_guard, page) or describe(error, limit, redact)
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
             else:
@@ -541,7 +528,9 @@ class BrowserSession:
                 raise ActionError(
                     BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)
                 ) from None
-            reason = await self._stopped_for_memory(page) or describe(error, self._config.action_timeout)
+            reason = await stopped_reason(self._memory_guard, page) or describe(
+                error, self._config.action_timeout
+            )
             if not await self._answers(page):
                 await self._replace_page()
             raise ActionError(pipeline_error(reason)) from None

@@ -21,7 +21,7 @@ from playwright.async_api import Page
 
 from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.errors import ActionError
-from plasmate_nb.browser.memory import RendererMemoryGuard
+from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
 from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
 from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
 from plasmate_nb.errors import (
@@ -70,8 +70,7 @@ class LoadedPage:
 
     async def _why(self, error: BaseException, timeout: float) -> str:
         """What went wrong: the memory bound when it stopped the page, else ``error`` described."""
-        stopped = await self.memory_guard.reason(self.page) if self.memory_guard is not None else None
-        return stopped or describe(error, timeout)
+        return await stopped_reason(self.memory_guard, self.page) or describe(error, timeout)
 
     async def effective_html(self) -> str:
         """The document as it stands now (after scripts, when they ran), serialised."""
@@ -119,13 +118,14 @@ async def temporary_page(
         watch = NavigationWatch(page, engine.gate)
         try:
             response = await goto(
-                page, url, policy=engine.policy, watch=watch, timeout=engine.config.navigation_timeout
+                page,
+                url,
+                policy=engine.policy,
+                watch=watch,
+                timeout=engine.config.navigation_timeout,
+                memory_guard=engine.memory_guard,
             )
         except ActionError as error:
-            stopped = await engine.memory_guard.reason(page) if engine.memory_guard is not None else None
-            if stopped is not None:
-                why = navigation_failed(stopped)
-                raise PageFetchFailed(failed_to_fetch(reduce_url(url), why), why) from None
             message = error.args[0]
             reason = str(message).removeprefix(f"Failed to fetch {reduce_url(url)}: ")
             raise PageFetchFailed(message, _reason_of(message, reason)) from None

@@ -9,7 +9,14 @@ from plasmate_nb.som.tree import (
     iter_elements,
     page_view,
 )
-from plasmate_nb.som.world import NOT_CONNECTED, next_frame, prepare_actions, register_engine, watch_crashes
+from plasmate_nb.som.world import (
+    NOT_CONNECTED,
+    crashed_at,
+    next_frame,
+    prepare_actions,
+    register_engine,
+    watch_crashes,
+)
 
 __all__ = [
     "ACTIONS_BY_ROLE",
@@ -19,6 +26,7 @@ __all__ = [
     "CompiledSom",
     "SomCompileError",
     "compile_page",
+    "crashed_at",
     "elements_table_rows",
     "find_element",
     "iter_elements",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 import weakref
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -71,24 +72,42 @@ T = TypeVar("T")
 _registered: weakref.WeakSet[Any] = weakref.WeakSet()
 # Pages whose SOM waits end when they crash: a crashed renderer never answers, so a compile would
 # otherwise wait out its whole deadline.
-_crashes: weakref.WeakKeyDictionary[Page, asyncio.Event] = weakref.WeakKeyDictionary()
+_crashes: weakref.WeakKeyDictionary[Page, _Crash] = weakref.WeakKeyDictionary()
 PAGE_CRASHED = "the page crashed"
 
 
+class _Crash:
+    """A watched page's crash: when it came (``time.monotonic()``), and an event for waiters."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+        self.event = asyncio.Event()
+
+    def __call__(self, _page: Page) -> None:
+        self.at = time.monotonic()
+        self.event.set()
+
+
 def watch_crashes(page: Page) -> None:
-    """Make compiles on ``page`` end when it crashes (call it as soon as the page is made)."""
-    crashed = _crashes.setdefault(page, asyncio.Event())
-    page.on("crash", lambda _page: crashed.set())
+    """Make compiles on ``page`` end when it crashes, and :func:`crashed_at` know when (call it
+    as soon as the page is made)."""
+    page.on("crash", _crashes.setdefault(page, _Crash()))
+
+
+def crashed_at(page: Page) -> float | None:
+    """When the watched ``page`` crashed (``time.monotonic()``); None if it has not."""
+    crash = _crashes.get(page)
+    return crash.at if crash is not None else None
 
 
 async def unless_crashed(page: Page, work: Awaitable[T]) -> T:
     """``await work``, or PlaywrightError(PAGE_CRASHED) as soon as ``page`` crashes (pages given
     to :func:`watch_crashes`; others just await)."""
-    crashed = _crashes.get(page)
+    crash = _crashes.get(page)
     task = asyncio.ensure_future(work)
-    if crashed is None:
+    if crash is None:
         return await task
-    watch = asyncio.ensure_future(crashed.wait())
+    watch = asyncio.ensure_future(crash.event.wait())
     try:
         await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -23,12 +23,13 @@ import psutil
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
+from plasmate_nb.browser import config
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.engine import Engine
 from plasmate_nb.browser.memory import RendererMemoryGuard, renderers_over
 from plasmate_nb.cli import build_parser
 from plasmate_nb.server.cli import engine_config_from_args
-from plasmate_nb.server.options import DEFAULT_RENDERER_MEMORY_MB
+from plasmate_nb.server.options import DEFAULT_RENDERER_MEMORY_MB, MIN_RENDERER_MEMORY_MB
 from plasmate_nb.tools import Dispatcher
 from tests.reliability.support import bounded
 from tests.support import wait_until
@@ -280,6 +281,7 @@ def test_the_bound_is_set_on_the_command_line() -> None:
         return engine_config_from_args(build_parser().parse_args(["serve", *flags])).renderer_memory_mb
 
     assert bound() == DEFAULT_RENDERER_MEMORY_MB == EngineConfig().renderer_memory_mb
+    assert MIN_RENDERER_MEMORY_MB == config.MIN_RENDERER_MEMORY_MB  # the import-light mirror
     assert bound("--renderer-memory-mb", "700") == 700
     assert bound("--renderer-memory-mb", "0") is None  # no bound
     for too_small in ("-1", "1", "255"):
