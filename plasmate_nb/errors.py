@@ -164,6 +164,19 @@ def renderer_memory_passed(limit_mb: int) -> ErrorText:
     return ErrorText(text, classify_error(text))
 
 
+PAGE_CRASHED_SINCE = ErrorText("the page crashed after the last call", OPERATION)
+PAGE_RELOADED_WORDS = "it was reloaded at its last good URL"
+
+
+def page_reloaded(cause: str) -> ErrorText:
+    """The page crashed (``cause`` says how) when no call was waiting on it; the next call that
+    acts on it reloaded it and refuses to act on what the caller has not seen."""
+    return pipeline_error(
+        f"{cause}; {PAGE_RELOADED_WORDS}, so anything typed or changed on it since is gone: "
+        "read the page again (page_som) before acting on it"
+    )
+
+
 # ----- navigation --------------------------------------------------------------------------------
 
 
@@ -402,6 +415,8 @@ _TOOL_ERROR_HINTS = (
     (_words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL),
      "check the URL and that the site is up; the page is unchanged, so you can simply retry"),
     (INVALID_ARGUMENTS, "help() on the method shows its parameters, e.g. help(s.click)"),
+    (PAGE_RELOADED_WORDS,
+     "the page was loaded again from its URL: s.scroll('down', 0) returns it as it is now; then act again"),
 )  # fmt: skip
 
 

@@ -59,6 +59,7 @@ from plasmate_nb.errors import (
     NOT_A_SELECT,
     NOT_TOGGLEABLE,
     PAGE_CLOSED,
+    PAGE_CRASHED_SINCE,
     PAGE_NOT_REOPENED,
     ErrorText,
     action_failed,
@@ -69,6 +70,7 @@ from plasmate_nb.errors import (
     evaluate_result_too_large,
     navigation_failed,
     option_not_found,
+    page_reloaded,
     pipeline_error,
     timeout_after,
 )
@@ -179,6 +181,10 @@ class BrowserSession:
         self._watch: NavigationWatch | None = None
         self._lost = False
         self._opening_page = False
+        # Why the page crashed when no call reported it, and when the last crash a failed call did
+        # report came: the next action must not act on a reloaded page its caller has not seen.
+        self._crashed_unseen: ErrorText | None = None
+        self._crash_reported: float | None = None
         context.on("page", self._on_new_page)
 
     def __repr__(self) -> str:  # no URL: paths and queries may be private
@@ -248,6 +254,8 @@ class BrowserSession:
         only: the held state, and so the trace's chain of states, stay as they are; a page that
         cannot be compiled now counts as changed."""
         page = await self._page_with_som()
+        if self._crashed_unseen is not None:  # reloaded: not the page the held SOM was read from
+            return False
         try:
             # A full walk, never an incremental one: this is the proof replay execution rests on,
             # so it must not depend on what the mutation observer saw.
@@ -270,8 +278,10 @@ class BrowserSession:
                 memory_guard=self._memory_guard,
             )
         except ActionError:
+            self._reported(page)
             await self._restore(page)
             raise
+        self._crashed_unseen = None  # a new page: nothing of the lost one is acted on
         await self._commit(page)
 
     async def click(self, element_id: str) -> None:
@@ -279,7 +289,7 @@ class BrowserSession:
         await self._perform(page, "Click", lambda: handle.click(timeout=self._action_ms))
 
     async def type_text(self, element_id: str, text: str, append: bool = False) -> None:
-        page = await self._page_with_som()
+        page = await self._page_to_act_on()
         element = self._som_element(element_id)
         if "type" not in (element.get("actions") or []):
             raise ActionError(element_does_not_support("type", element_id))
@@ -318,7 +328,7 @@ class BrowserSession:
                 page, "Scroll", lambda: handle.scroll_into_view_if_needed(timeout=self._action_ms)
             )
         else:
-            page = await self._page_with_som()
+            page = await self._page_to_act_on()
             await self._perform(page, "Scroll", lambda: page.evaluate(SCROLL_SCRIPT, [direction, pixels]))
         try:
             position = await asyncio.wait_for(page.evaluate(SCROLL_POSITION), self._config.action_timeout)
@@ -344,7 +354,7 @@ class BrowserSession:
         await self._perform(page, "Clear", lambda: handle.fill("", timeout=self._action_ms))
 
     async def evaluate(self, expression: str) -> Any:
-        page = await self._page_with_som()
+        page = await self._page_to_act_on()
         limit = self._config.evaluate_result_limit
         result: list[Any] = []
 
@@ -442,6 +452,19 @@ class BrowserSession:
             raise ActionError(NO_PAGE_LOADED)
         return await self._live_page()
 
+    async def _page_to_act_on(self) -> Page:
+        """``_page_with_som``, refusing once after a crash no call reported: the page was reloaded,
+        and what its caller typed or changed there is gone."""
+        page = await self._page_with_som()
+        unseen, self._crashed_unseen = self._crashed_unseen, None
+        if unseen is not None:
+            raise ActionError(page_reloaded(unseen))
+        return page
+
+    def _reported(self, page: Page) -> None:
+        """A call is failing on ``page``: a crash of it is that call's to report, not the next's."""
+        self._crash_reported = crashed_at(page)
+
     def _som_element(self, element_id: str) -> dict[str, Any]:
         element = find_element(self.som.data if self.som is not None else None, element_id)
         if element is None:
@@ -459,7 +482,7 @@ class BrowserSession:
         return located
 
     async def _element(self, element_id: str) -> tuple[Page, Locator]:
-        page = await self._page_with_som()
+        page = await self._page_to_act_on()
         self._som_element(element_id)
         return page, await self._dom_node(element_id)
 
@@ -502,6 +525,7 @@ class BrowserSession:
             if NOT_CONNECTED in str(error):  # the node left while the action waited for it
                 await self._restore(page)
                 raise ActionError(ELEMENT_NOT_IN_DOM) from None
+            self._reported(page)
             reason = await stopped_reason(self._memory_guard, page) or describe(error, limit, redact)
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
@@ -528,6 +552,7 @@ class BrowserSession:
                 raise ActionError(
                     BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)
                 ) from None
+            self._reported(page)
             reason = await stopped_reason(self._memory_guard, page) or describe(
                 error, self._config.action_timeout
             )
@@ -577,6 +602,9 @@ class BrowserSession:
         """Drop a hung or crashed page; open a fresh one in the same context at the last good URL."""
         old, self._page = self._page, None
         if old is not None:
+            crashed = crashed_at(old)
+            if crashed is not None and crashed != self._crash_reported:
+                self._crashed_unseen = await stopped_reason(self._memory_guard, old) or PAGE_CRASHED_SINCE
             await close_quietly(old)
         try:
             await self.start_page()

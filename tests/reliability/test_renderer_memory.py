@@ -30,6 +30,7 @@ from plasmate_nb.browser.memory import RendererMemoryGuard, renderers_over
 from plasmate_nb.cli import build_parser
 from plasmate_nb.server.cli import engine_config_from_args
 from plasmate_nb.server.options import DEFAULT_RENDERER_MEMORY_MB, MIN_RENDERER_MEMORY_MB
+from plasmate_nb.som import crashed_at
 from plasmate_nb.tools import Dispatcher
 from tests.reliability.support import bounded
 from tests.support import wait_until
@@ -259,6 +260,37 @@ async def test_a_page_that_grows_after_its_load_says_why(bomb) -> None:
                 f"Pipeline error: the page passed the renderer memory bound ({BOUND_MB} MB)"
             ), result.text
         assert engine.memory_guard is not None and engine.memory_guard.stopped == 2
+    finally:
+        await engine.aclose()
+
+
+async def test_a_page_stopped_between_calls_is_named_by_the_next_action(demo) -> None:
+    """Nobody waits on the page when it passes the bound (its own timer grows it): the next action
+    reloads it and says why it will not act on it, naming the bound; the one after works."""
+    engine = Engine(EngineConfig(renderer_memory_mb=BOUND_MB))
+    dispatcher = Dispatcher(engine)
+    try:
+        opened = json.loads((await dispatcher.call("open_page", {"url": demo.url("/login.html")})).text)
+        session = opened["session_id"]
+        page = engine.get(session)._page
+        assert page is not None and engine.memory_guard is not None
+        cdp = await page.context.new_cdp_session(page)
+        await cdp.send("Runtime.evaluate", {"expression": f"setTimeout(() => {{ {GROW} }})"})
+        await wait_until(lambda: crashed_at(page) is not None, 45, "the guard to stop the page")
+        submit = next(e for r in opened["regions"] for e in r["elements"] if e.get("html_id") == "submit")
+
+        clicked = await dispatcher.call("click", {"session_id": session, "element_id": submit["id"]})
+
+        assert clicked.is_error
+        assert clicked.text == (
+            f"Pipeline error: the page passed the renderer memory bound ({BOUND_MB} MB) and was stopped; "
+            "to allow more, raise the bound (PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb); "
+            "it was reloaded at its last good URL, so anything typed or changed on it since is gone: "
+            "read the page again (page_som) before acting on it"
+        )
+        assert engine.memory_guard.stopped == 1
+        again = await dispatcher.call("scroll", {"session_id": session, "direction": "down", "pixels": 10})
+        assert not again.is_error, again.text
     finally:
         await engine.aclose()
 
