@@ -22,7 +22,8 @@ from plasmate_nb.trace.arguments import json_kind
 Kind = Literal["string", "boolean", "usize", "u32", "u64"]
 _REQUIRED = object()
 _OPTIONAL = object()
-_MAXIMA = {"usize": 2**64 - 1, "u32": 2**32 - 1, "u64": 2**64 - 1}
+USIZE_MAX = 2**64 - 1  # the reference's usize, on the 64-bit targets it ships for
+_MAXIMA = {"usize": USIZE_MAX, "u32": 2**32 - 1, "u64": USIZE_MAX}
 _EXPECTED = {"string": "a string", "boolean": "a boolean"}
 
 

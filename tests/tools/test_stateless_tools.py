@@ -350,6 +350,28 @@ async def test_fetch_page_javascript_type_is_checked(dispatcher: Dispatcher) -> 
     assert text == "Invalid arguments: invalid type for `javascript`: expected a boolean"
 
 
+@pytest.mark.parametrize("budget", [-5, -1, 2**64, -5.0])
+async def test_fetch_page_refuses_a_budget_no_token_count_has_before_any_request(
+    dispatcher: Dispatcher, budget: object
+) -> None:
+    """The reference's ``Option<usize>``: a negative budget used to answer "SOM exceeded budget of
+    -5 tokens". Refused like extract_text's ``max_chars``, naming the field, never the value."""
+    with scripted({"/": Answer(200, "<p>x</p>")}) as server:
+        text = await error_of(dispatcher, "fetch_page", {"url": server.url("/"), "budget": budget})
+        assert text == "Invalid arguments: invalid value: integer, expected usize for `budget`"
+        assert server.seen == []
+
+
+async def test_fetch_page_budget_zero_and_a_whole_float_are_token_counts(
+    dispatcher: Dispatcher, fixture_server: str
+) -> None:
+    """0 is a usize (every SOM exceeds it); 5.0 is an integer to the schema checker, said as one."""
+    url = page(fixture_server, "text.html")
+    for budget, said in ((0, "0"), (5.0, "5")):
+        answer = json.loads(await text_of(dispatcher, "fetch_page", {"url": url, "budget": budget}))
+        assert answer["truncated"] is True and answer["message"] == f"SOM exceeded budget of {said} tokens"
+
+
 async def test_fetch_page_selector_and_cache_use(dispatcher: Dispatcher, fixture_server: str) -> None:
     fresh = Dispatcher(dispatcher.engine)
     url = page(fixture_server, "text.html")
