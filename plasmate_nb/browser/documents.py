@@ -49,12 +49,15 @@ class DocumentError(Exception):
     """A failed fetch. ``kind``: ``blocked`` (the URL policy refused a destination), ``timeout``,
     ``too_large``, ``redirects`` (too many, or a bad ``Location``), ``cross_origin`` (a redirect the
     caller's rule refused), ``network`` or ``http`` (status ≥ 400, when asked to fail on it).
-    ``str()`` is the reason text (``Outbound URL blocked: …``, ``Timeout after 1000ms`` …)."""
+    ``str()`` is the reason text (``Outbound URL blocked: …``, ``Timeout after 1000ms`` …).
+    ``url`` is the final URL when a final answer was received (``http``, ``too_large``), so a
+    caller can check its origin as it would a document's."""
 
-    def __init__(self, kind: str, message: str, status: int | None = None) -> None:
+    def __init__(self, kind: str, message: str, status: int | None = None, url: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.status = status
+        self.url = url
 
 
 @dataclass(frozen=True)
@@ -152,14 +155,13 @@ async def _fetch(
                         if refusal is not None:
                             raise DocumentError("cross_origin", refusal)
                         continue
+                    final = str(response.url)
                     if fail_on_http_error and response.status_code >= 400:
                         raise DocumentError(
-                            "http", http_error(response.status_code, str(response.url)), response.status_code
+                            "http", http_error(response.status_code, final), response.status_code, final
                         )
-                    body = await _read(response, max_bytes)
-                    return Document(
-                        str(response.url), response.status_code, response.headers.get("content-type"), body
-                    )
+                    body = await _read(response, max_bytes, final)
+                    return Document(final, response.status_code, response.headers.get("content-type"), body)
             except httpx2.HTTPError as error:
                 refused = gate.refusal_for(current, since=mark) if gate is not None else None
                 if refused is not None:
@@ -188,7 +190,7 @@ def _refused(response: httpx2.Response, *, gated: bool) -> None:
         raise DocumentError("network", navigation_failed(reason or FAILED))
 
 
-async def _read(response: httpx2.Response, max_bytes: int) -> bytes:
+async def _read(response: httpx2.Response, max_bytes: int, final: str) -> bytes:
     declared = response.headers.get("content-length")
     if (
         declared is not None
@@ -196,13 +198,13 @@ async def _read(response: httpx2.Response, max_bytes: int) -> bytes:
         and int(declared) > max_bytes
         and not response.headers.get("content-encoding")
     ):
-        raise DocumentError("too_large", body_exceeds_limit(max_bytes))
+        raise DocumentError("too_large", body_exceeds_limit(max_bytes), url=final)
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes(CHUNK):
         size += len(chunk)
         if size > max_bytes:
-            raise DocumentError("too_large", body_exceeds_limit(max_bytes))
+            raise DocumentError("too_large", body_exceeds_limit(max_bytes), url=final)
         chunks.append(chunk)
     return b"".join(chunks)
 

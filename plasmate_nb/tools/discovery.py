@@ -476,21 +476,31 @@ async def ard_discover(engine: Engine, arguments: Any) -> str:
         Source("robots_agentmap", robots),
     ]
 
-    async def fetch(target: str, limit: int) -> Document:
-        document = await fetch_document(
-            engine,
-            target,
-            max_bytes=limit,
-            max_redirects=MAX_REDIRECTS,
-            deadline=deadline,
-            user_agent=USER_AGENT,
-            accept="text/html,application/json,application/ai-catalog+json,*/*",
-        )
-        final = parse_web_url(document.url)
+    def on_origin(final_url: str) -> None:
+        final = parse_web_url(final_url)
         if not final.same_origin(origin):
             raise _CrossOrigin(
                 f"cross-origin redirect rejected: expected {origin.origin}, received {final.origin}"
             )
+
+    async def fetch(target: str, limit: int) -> Document:
+        try:
+            document = await fetch_document(
+                engine,
+                target,
+                max_bytes=limit,
+                max_redirects=MAX_REDIRECTS,
+                deadline=deadline,
+                user_agent=USER_AGENT,
+                accept="text/html,application/json,application/ai-catalog+json,*/*",
+            )
+        except DocumentError as error:
+            # Another origin's final answer is rejected whatever it was: its error would name a URL
+            # of that site (a query holding a sign-in token), which the report shows as an origin.
+            if error.url is not None:
+                on_origin(error.url)
+            raise
+        on_origin(document.url)
         return document
 
     for source, what, extract, base in (

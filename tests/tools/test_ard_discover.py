@@ -315,5 +315,35 @@ async def test_cross_origin_redirect_of_a_probe_is_rejected(
     ]
 
 
+@pytest.mark.parametrize("answer", [
+    Answer(404, "not found", "text/plain"),
+    Answer(200, "x" * (600 * 1024), "text/plain"),  # over both byte caps
+], ids=["http_error", "too_large"])  # fmt: skip
+async def test_a_cross_origin_redirect_that_ends_in_a_failure_names_only_its_origin(
+    dispatcher: Dispatcher, tls: tuple[Path, Path], answer: Answer
+) -> None:
+    """The other site fails at a URL whose query holds a token (a sign-in hand-off, a signed link):
+    like any final URL off the input's origin it is rejected, naming that origin only. An HTTP
+    error used to name the whole URL, query and fragment included."""
+    with scripted({"/landing": answer}, tls=tls) as other:
+        target = other.url("/landing?token=SECRET#frag", host="localhost")
+        routes = {
+            "/": Answer(302, "", headers={"Location": target}),
+            "/.well-known/ai-catalog.json": Answer(302, "", headers={"Location": target}),
+        }
+        with scripted(routes, tls=tls) as server:
+            report = await discover(dispatcher, server.url("/"))
+            origin = server.url("")
+        # Followed, as the reference does: only the final URL must stay on the input's origin.
+        assert [seen.path for seen in other.seen] == ["/landing?token=SECRET"] * 2
+    rejected = f"cross-origin redirect rejected: expected {origin}, received https://localhost:{other.port}"
+    html = report["sources"][1]
+    assert html["status"] == "rejected" and html["failures"] == [rejected]
+    well_known = report["catalogs"][0]
+    assert well_known["status"] == "rejected" and well_known["error"] == rejected
+    assert well_known["url"] == f"{origin}/.well-known/ai-catalog.json"
+    assert "SECRET" not in json.dumps(report) and "landing" not in json.dumps(report)
+
+
 def test_bound_helper_counts_both_copies() -> None:
     assert envelope_bytes("x" * 1000) == 2 * 1000 + 1024 and OUTPUT_BOUND == 512 * 1024
