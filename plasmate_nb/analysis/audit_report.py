@@ -20,6 +20,7 @@ import pandas as pd
 from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._html import box, cell, counted, table
+from plasmate_nb.notebook._tables import ReadableFrame
 from plasmate_nb.notebook.export import is_json_text
 from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import SCHEMA
@@ -78,17 +79,21 @@ class AuditReport:
         """
         return self.documents > 0 and self.findings.empty
 
-    def by_rule(self) -> pd.DataFrame:
+    def by_rule(self) -> ReadableFrame:
         """Finding counts per rule, with each rule's section and why (the most frequent first).
+
+        A ``ReadableFrame``: a notebook shows each why whole, where pandas would cut it at 50
+        characters; computing on it gives plain DataFrames.
 
         >>> report.by_rule()
         """
         if self.findings.empty:
-            return pd.DataFrame({"rule": [], "findings": [], "section": [], "why": []})
+            return ReadableFrame({"rule": [], "findings": [], "section": [], "why": []})
         counts = self.findings.groupby("rule", sort=False).size().rename("findings").reset_index()
         counts["section"] = [RULES_BY_ID[r].section for r in counts["rule"]]
         counts["why"] = [RULES_BY_ID[r].why for r in counts["rule"]]
-        return counts.sort_values("findings", ascending=False, kind="stable").reset_index(drop=True)
+        ranked = counts.sort_values("findings", ascending=False, kind="stable").reset_index(drop=True)
+        return ReadableFrame(ranked)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (what ``plasmate-nb audit --json`` prints).

@@ -13,6 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 import plasmate_nb as pnb
 from plasmate_nb.analysis.audit_rules import RULES, RULES_BY_ID
 from plasmate_nb.analysis.secret_patterns import find_secret_like
+from plasmate_nb.notebook._html import cell
 from plasmate_nb.trace import TraceLog, compact_json
 from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, MAX_EXPORT_BYTES, SCHEMA, STATE_PREFIX
 from tests.analysis.export_builders import (
@@ -307,6 +309,24 @@ def test_an_integer_longer_than_python_reads_is_an_unreadable_input(tmp_path: Pa
     assert (report.documents, report.unreadable) == (0, 1)
     (message,) = report.findings["message"]
     assert message == "not valid JSON (a number too long to read at line 1 column 4350)"
+
+
+def test_by_rule_shows_each_why_whole_in_a_notebook(tmp_path: Path) -> None:
+    """pandas cuts a cell at 50 characters (``display.max_colwidth``): the why of a rule, whole in
+    the report's own HTML, came out as "…" in ``by_rule()``. Global pandas options stay as they are."""
+    (tmp_path / "broken.json").write_text("[1,")
+    report = pnb.audit(tmp_path / "broken.json", {"schema": SCHEMA})
+    table = report.by_rule()
+    assert len(table) >= 2 and all(len(why) > 50 for why in table["why"])
+    html, text = table._repr_html_(), repr(table)
+    for why in table["why"]:
+        assert cell(why) in html and why in text  # cell: the HTML escape every table uses
+    assert pd.get_option("display.max_colwidth") == 50
+    assert list(table.columns) == ["rule", "findings", "section", "why"]
+    assert type(table[table["findings"] > 0]) is pd.DataFrame  # computing gives plain pandas
+    empty = pnb.AuditReport(report.findings.iloc[0:0], 1, 0).by_rule()
+    assert empty.empty and list(empty.columns) == ["rule", "findings", "section", "why"]
+    assert "0 rows" in empty._repr_html_()
 
 
 def test_the_html_lets_a_long_file_name_wrap_and_counts_in_words(tmp_path: Path) -> None:
