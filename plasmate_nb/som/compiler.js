@@ -173,7 +173,8 @@
   }
   const nodes = useMap ? new NativeMap() : { __proto__: null };
   const stripCache = useMap ? new NativeMap() : null;
-  const idCounts = { __proto__: null };
+  // A Map: a compile adds thousands of fresh keys, each of which an object would intern.
+  const idCounts = new NativeMap();
   const regionCounters = { __proto__: null };
   const regions = [];
   let origin = "null";
@@ -541,8 +542,8 @@
     return assignId(entry[0], entry[1], entry[2]);
   }
   function assignId(rec, raw, node) {
-    const seen = idCounts[raw];
-    idCounts[raw] = seen === undefined ? 1 : seen + 1;
+    const seen = idCounts.get(raw);
+    idCounts.set(raw, seen === undefined ? 1 : seen + 1);
     const id = seen === undefined ? raw : raw + "_" + (seen + 1);
     if (useMap) nodes.set(id, node);
     else nodes[id] = node;
