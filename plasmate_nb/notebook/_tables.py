@@ -104,11 +104,16 @@ def _left_aligned(data: pd.DataFrame) -> dict[Any, Any]:
 def frame_html(data: pd.DataFrame) -> str:
     """``data`` as an HTML table: every column, no cut text; long tables show their head and tail."""
     max_rows, min_rows = pd.get_option("display.max_rows"), pd.get_option("display.min_rows") or 10
-    rows: list[list[Any]] = [[None if pd.isna(v) else v for v in row] for row in data.itertuples(index=False)]
-    if max_rows is not None and len(rows) > max_rows:
+
+    def values(part: pd.DataFrame) -> list[list[Any]]:
+        return [[None if pd.isna(v) else v for v in row] for row in part.itertuples(index=False)]
+
+    if max_rows is None or len(data) <= max_rows:
+        rows = values(data)
+    else:  # only the rows shown are read: a table of a million rows shows at once
         half = max(1, min_rows // 2)
-        gap = [f"⋮ {len(rows) - 2 * half} rows not shown", *[""] * (len(data.columns) - 1)]
-        rows = [*rows[:half], gap, *rows[-half:]]
+        gap = [f"⋮ {len(data) - 2 * half} rows not shown", *[""] * (len(data.columns) - 1)]
+        rows = [*values(data.iloc[:half]), gap, *values(data.iloc[-half:])]
     size = (
         f"<div style='opacity:.7'>{counted(len(data), 'row')} × {counted(len(data.columns), 'column')}</div>"
     )

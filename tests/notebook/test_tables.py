@@ -399,6 +399,33 @@ def test_readable_frames_in_a_terminal_left_align_text_and_leave_missing_values_
     assert "[500 rows x 1 columns]" in repr(long) and len(repr(long).splitlines()) < 30
 
 
+def test_a_long_readable_frame_shows_its_head_and_tail_and_reads_only_those_rows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fleet's ``runs`` holds a row per export (100,000 in the benchmark): the notebook view
+    reads the ten rows it shows, not every row (0.5 s for 100,000, then cut to ten)."""
+    from plasmate_nb.notebook._tables import ReadableFrame
+
+    table = ReadableFrame({"n": range(100_000), "word": [f"w{i}" for i in range(100_000)]})
+    read = 0
+    isna = pd.isna
+
+    def counting(value: object) -> object:
+        nonlocal read
+        read += 1
+        return isna(value)
+
+    monkeypatch.setattr(pd, "isna", counting)
+    html = table._repr_html_()
+    monkeypatch.undo()
+    min_rows = pd.get_option("display.min_rows")
+    assert read == min_rows * len(table.columns)  # the head and the tail, each cell once
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", html)
+    assert cells[:2] == ["0", "w0"] and cells[-2:] == ["99999", "w99999"]
+    assert f"⋮ {100_000 - min_rows} rows not shown" in html
+    assert "100,000 rows × 2 columns" in html
+
+
 @pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
 @pytest.mark.parametrize(
     "name", ["a negative duration", "an error without its class", "a class on a success"]
