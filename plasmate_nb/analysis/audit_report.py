@@ -59,7 +59,9 @@ class AuditReport:
 
     Each finding has the ``source`` (file or input), the ``trace_id`` when it is a valid handle, the
     event ``sequence`` (or ``<NA>`` for the envelope), the ``rule`` id, its ``group`` and contract
-    ``section``, the JSON ``path``, a ``message`` and ``why`` it matters.
+    ``section``, the JSON ``path``, a ``message`` and ``why`` it matters. ``findings`` is a
+    ``ReadableFrame``: a notebook shows each message and why whole, where pandas would cut them
+    at 50 characters; computing on it gives plain DataFrames.
 
     >>> report = pnb.audit("traces/")
     >>> report.ok, report.documents
@@ -67,7 +69,7 @@ class AuditReport:
     """
 
     def __init__(self, findings: pd.DataFrame, documents: int, unreadable: int) -> None:
-        self.findings = findings
+        self.findings = ReadableFrame(findings)
         self.documents = documents
         self.unreadable = unreadable
 

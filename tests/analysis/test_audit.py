@@ -8,6 +8,7 @@ exit codes are 0 clean, 1 findings, 2 unreadable.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import plasmate_nb as pnb
+from plasmate_nb.analysis.audit_report import FINDING_COLUMNS
 from plasmate_nb.analysis.audit_rules import RULES, RULES_BY_ID
 from plasmate_nb.analysis.secret_patterns import find_secret_like
 from plasmate_nb.notebook._html import cell
@@ -327,6 +329,27 @@ def test_by_rule_shows_each_why_whole_in_a_notebook(tmp_path: Path) -> None:
     empty = pnb.AuditReport(report.findings.iloc[0:0], 1, 0).by_rule()
     assert empty.empty and list(empty.columns) == ["rule", "findings", "section", "why"]
     assert "0 rows" in empty._repr_html_()
+
+
+def test_findings_show_each_message_and_why_whole_in_a_notebook(tmp_path: Path) -> None:
+    """``findings`` is the table an analyst reads and filters: pandas cut its ``message`` (a list of
+    missing fields, a parser's words) and ``why`` at 50 characters. Global pandas options stay."""
+    (tmp_path / "broken.json").write_text("[1,")
+    report = pnb.audit(tmp_path / "broken.json", {"schema": SCHEMA})
+    findings = report.findings
+    texts = [*findings["message"], *findings["why"]]
+    assert len(findings) >= 2 and all(len(text) > 50 for text in texts)
+    html, text = findings._repr_html_(), repr(findings)
+    for whole in texts:
+        assert cell(whole) in html and whole in text
+    headers = re.findall(r"<th style=[^>]*>(.*?)</th>", html)
+    assert headers == list(FINDING_COLUMNS)  # every column, in order
+    assert pd.get_option("display.max_colwidth") == 50
+    unreadable = findings[findings["rule"] == "unreadable"]
+    assert type(unreadable) is pd.DataFrame and len(unreadable) == 1  # computing gives plain pandas
+    assert type(findings.groupby("rule").size()) is pd.Series
+    given = pnb.AuditReport(pd.DataFrame(findings), 1, 1).findings  # built from a plain frame too
+    assert cell(max(texts, key=len)) in given._repr_html_()
 
 
 def test_the_html_lets_a_long_file_name_wrap_and_counts_in_words(tmp_path: Path) -> None:
