@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from plasmate_nb.notebook._html import STYLE, box, cell
-from plasmate_nb.notebook._tables import EVENT_COLUMNS, event_columns
+from plasmate_nb.notebook._tables import EVENT_COLUMNS, ReadableFrame, event_columns
 from plasmate_nb.notebook.export import FinalTraceOmitted, TraceExport, load_trace
 
 #: What aligns two steps: the same action on an element of the same role.
@@ -65,7 +65,9 @@ class Comparison:
     ``steps`` has one row per aligned step with each run's value side by side (``action_a``,
     ``action_b``, …, ``duration_ms_a``, ``duration_ms_b``), a ``status`` (``same``, ``changed``,
     ``only in a``, ``only in b``) and the names of the fields that differ. In a notebook it shows
-    as two columns with the differences highlighted.
+    as two columns with the differences highlighted. ``steps`` and ``differences`` are
+    ``ReadableFrame``s: shown on their own, every column and whole origins, where pandas would
+    hide the middle columns and cut text at 50 characters; computing on them gives plain DataFrames.
 
     >>> cmp = pnb.compare("good.json", "bad.json")
     >>> cmp.first_divergence
@@ -73,17 +75,17 @@ class Comparison:
     """
 
     def __init__(self, steps: pd.DataFrame, labels: tuple[str, str], notes: tuple[str, ...]) -> None:
-        self.steps = steps
+        self.steps = ReadableFrame(steps)
         self.labels = labels
         self.notes = notes
 
     @property
-    def differences(self) -> pd.DataFrame:
-        """Only the steps that differ (``status`` other than ``same``).
+    def differences(self) -> ReadableFrame:
+        """Only the steps that differ (``status`` other than ``same``), a ``ReadableFrame`` like ``steps``.
 
         >>> cmp.differences
         """
-        return self.steps[self.steps["status"] != SAME].reset_index(drop=True)
+        return ReadableFrame(self.steps[self.steps["status"] != SAME].reset_index(drop=True))
 
     @property
     def identical(self) -> bool:

@@ -4,11 +4,14 @@ one with an injected failure, diverge at the right step for the right reason."""
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 import pytest
 
 import plasmate_nb as pnb
+from plasmate_nb.notebook._html import cell
 from plasmate_nb.tools import Dispatcher
 from plasmate_nb.trace.constants import FINAL_TRACE_OMITTED_REASON, SCHEMA
 from tests.analysis.demo_flow import sign_in_flow
@@ -17,12 +20,15 @@ from tests.scripted_engine import DEFAULT_ORIGIN, ScriptedEngine
 if TYPE_CHECKING:
     from tests.conftest import ExportAudit
 
+#: A second deployment of the demo site, at an origin longer than pandas shows (50 characters).
+STAGING = "http://checkout-staging.eu-west-1.internal-tools.example.test"
 
-async def _demo_flow(**injected: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+
+async def _demo_flow(origin: str = DEFAULT_ORIGIN, **injected: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """The demo's sign-in flow over the scripted engine; returns (trace_export, close_page answer)."""
-    dispatcher = Dispatcher(ScriptedEngine(DEFAULT_ORIGIN))
+    dispatcher = Dispatcher(ScriptedEngine(origin))
     try:
-        return await sign_in_flow(dispatcher, DEFAULT_ORIGIN, **injected)
+        return await sign_in_flow(dispatcher, origin, **injected)
     finally:
         await dispatcher.engine.aclose()
 
@@ -84,6 +90,31 @@ async def test_the_views_show_two_columns_highlight_differences_and_no_fingerpri
     assert "plasmate-" not in html and "plasmate-" not in cmp.steps.to_string()
     assert not [c for c in cmp.steps.columns if "fingerprint" in c or "target_id" in c]
     assert "first at step" in repr(cmp)
+
+
+async def test_steps_and_differences_show_every_column_and_whole_origins_in_a_notebook() -> None:
+    """Shown on their own, ``steps`` and ``differences`` (38 columns) lost their middle columns to
+    pandas' ``display.max_columns`` and a long origin or list of differing fields to its 50-character
+    ``display.max_colwidth``. Global pandas options stay as they are."""
+    options = {name: pd.get_option(name) for name in ("display.max_colwidth", "display.max_columns")}
+    good, _ = await _demo_flow()
+    staging, _ = await _demo_flow(STAGING, plan="Platinum")
+    cmp = pnb.compare(good, staging)
+    origin = cmp.steps["before_origin_b"].dropna().iloc[0]
+    widest = max(cmp.steps["differences"], key=len)
+    assert STAGING in origin and len(origin) > 50 and len(widest) > 50
+    assert len(cmp.steps.columns) > 20  # more than pandas' notebook default of 20 shows
+    for table in (cmp.steps, cmp.differences):
+        html, text = table._repr_html_(), repr(table)
+        assert re.findall(r"<th style=[^>]*>(.*?)</th>", html) == list(cmp.steps.columns)
+        assert all(name in text for name in cmp.steps.columns)  # the text repr hides none either
+        assert cell(origin) in html and cell(widest) in html and origin in text and widest in text
+        assert type(table[table["status"] == "changed"]) is pd.DataFrame  # computing gives plain pandas
+    assert (
+        options == {name: pd.get_option(name) for name in options} and options["display.max_colwidth"] == 50
+    )
+    agreeing = pnb.compare(good, good).differences
+    assert agreeing.empty and "0 rows" in agreeing._repr_html_()
 
 
 async def test_the_suite_collects_every_export_the_dispatcher_answers_for_its_final_audit(
