@@ -23,6 +23,7 @@ import pandas as pd
 
 from plasmate_nb.notebook._export_sql import BATCH_FILES, LEAN_COLUMNS, connect, events_sql, scan
 from plasmate_nb.notebook._html import Figure, box, cell, counted, table
+from plasmate_nb.notebook._tables import ReadableFrame
 from plasmate_nb.notebook.export import COUNTERS, FinalTraceOmitted, TraceFormatError, load_trace
 from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import COARSE_ACTIONS, MAX_BYTES, MAX_EVENTS, UNSUPPORTED_REPLAY_ACTIONS
@@ -66,7 +67,9 @@ class Fleet:
     ``failures`` (action × error class), ``durations`` (percentiles by action), ``pressure``
     (how often traces hit their bounds), ``replay`` (which events could be replay candidates),
     ``totals`` and ``problems`` (files that are not exports, each with the reason). ``query``
-    runs any SQL over the ``runs`` and ``events`` tables.
+    runs any SQL over the ``runs`` and ``events`` tables. ``runs`` and ``problems`` hold file
+    names and reasons longer than pandas shows (50 characters): they are ``ReadableFrame``s,
+    shown whole in a notebook; computing on them gives plain DataFrames.
 
     >>> fleet = pnb.fleet("traces/")
     >>> fleet.by_action
@@ -82,8 +85,8 @@ class Fleet:
         self._files = files
         self._omitted = omitted
         #: Files that could not be read as exports: ``file`` and ``error`` (the JSON path and the
-        #: reason, as ``load_trace`` gives them).
-        self.problems = problems
+        #: reason, as ``load_trace`` gives them), a ``ReadableFrame`` that shows each reason whole.
+        self.problems = ReadableFrame(problems)
 
     # -- queries --------------------------------------------------------------------------
 
@@ -98,12 +101,15 @@ class Fleet:
         return self.query(sql).set_index(index)
 
     @functools.cached_property
-    def runs(self) -> pd.DataFrame:
+    def runs(self) -> ReadableFrame:
         """One row per export: its file, ``trace_id``, counters, failures and total duration.
+
+        A ``ReadableFrame``: a notebook shows each file name whole, where pandas would cut it at 50
+        characters; computing on it gives plain DataFrames.
 
         >>> fleet.runs.sort_values("evicted_events").tail()
         """
-        return self.query("SELECT * EXCLUDE (file_index) FROM runs ORDER BY file_index")
+        return ReadableFrame(self.query("SELECT * EXCLUDE (file_index) FROM runs ORDER BY file_index"))
 
     @functools.cached_property
     def totals(self) -> pd.Series:

@@ -6,6 +6,7 @@ files that are not exports are reported with their name instead of stopping the 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 import plasmate_nb as pnb
 from plasmate_nb.analysis.synthetic import write_synthetic_fleet
+from plasmate_nb.notebook._html import cell
 from plasmate_nb.trace import TraceLog, compact_json
 from plasmate_nb.trace.compact import sorted_json
 from tests.analysis import fleet_reference
@@ -145,7 +147,8 @@ def test_to_parquet_round_trips_through_duckdb_with_partitions(tmp_path: Path) -
         again.reset_index(drop=True), original.reset_index(drop=True), check_dtype=False
     )
     runs = duckdb.sql(f"SELECT * FROM read_parquet('{out}/runs.parquet')").df()
-    pd.testing.assert_frame_equal(runs, fleet.runs, check_dtype=False)
+    # fleet.runs is a ReadableFrame (a DataFrame that displays whole): the values are what must agree.
+    pd.testing.assert_frame_equal(runs, fleet.runs, check_dtype=False, check_frame_type=False)
     with pytest.raises(ValueError, match="cannot partition by"):
         fleet.to_parquet(tmp_path / "other", partition_by="url")
     with pytest.raises(FileExistsError, match="already holds a fleet dataset"):
@@ -212,6 +215,28 @@ def test_malformed_files_are_reported_with_their_names(tmp_path: Path) -> None:
     assert fleet.totals["runs"] == 3 and fleet.totals["problems"] == len(bad)
     html = fleet._repr_html_()
     assert "Problem files" in html and "6 problem files" in html
+
+
+def test_runs_and_problems_show_each_file_name_and_reason_whole_in_a_notebook(tmp_path: Path) -> None:
+    """A harness names its exports after the run (here 62 characters) and a reason is a sentence:
+    pandas cut both at 50 characters (``display.max_colwidth``). Global pandas options stay."""
+    name = "agent-run-2026-12-07T09-38-50Z-checkout-flow-attempt-0001.json"
+    (tmp_path / name).write_text(compact_json(_scroll_export(2)), encoding="utf-8")
+    (tmp_path / "counters.json").write_text(compact_json({**_scroll_export(2), "next_sequence": 9}))
+    (tmp_path / "truncated.json").write_text('{"schema":"plasmate.trace.v1","trace_id":')
+    fleet = pnb.fleet(tmp_path, progress=False)
+    reasons = list(fleet.problems["error"])
+    assert len(name) > 50 and len(reasons) == 2 and all(len(reason) > 50 for reason in reasons)
+    for table, texts in ((fleet.runs, [name]), (fleet.problems, reasons)):
+        html, text = table._repr_html_(), repr(table)
+        assert re.findall(r"<th style=[^>]*>(.*?)</th>", html) == list(table.columns)
+        for whole in texts:
+            assert cell(whole) in html and whole in text
+        assert type(table[table.index >= 0]) is pd.DataFrame  # computing gives plain pandas
+    assert pd.get_option("display.max_colwidth") == 50
+    assert type(fleet.runs.set_index("file")) is pd.DataFrame and fleet.runs.loc[0, "file"] == name
+    clean = pnb.fleet([tmp_path / name], progress=False).problems
+    assert clean.empty and list(clean.columns) == ["file", "error"] and "0 rows" in clean._repr_html_()
 
 
 def _reordered(export: dict) -> dict:
