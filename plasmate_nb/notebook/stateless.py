@@ -104,7 +104,10 @@ def url_secrets(url: Any) -> list[str]:
     except ValueError:
         return parts
     userinfo = split.netloc.rpartition("@")[0]
-    parts += [userinfo, split.path, split.query, split.fragment, url.partition("#")[0]]
+    beyond = [userinfo, split.path, split.query, split.fragment]
+    if not any(p and p != "/" for p in beyond):
+        return []  # an origin alone is no secret: messages name it (``http://host/…``)
+    parts += [*beyond, url.partition("#")[0]]
     return [p for p in parts if p and p != "/"]
 
 

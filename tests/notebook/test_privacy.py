@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import ToolError, Transport
+from plasmate_nb.notebook.stateless import url_secrets
 
 # A marker prefix keeps a generated secret from matching ordinary page or trace text.
 secrets = st.text(alphabet=string.ascii_letters + string.digits, min_size=8, max_size=24).map(
@@ -112,6 +113,30 @@ def test_url_secrets_never_show(transport: Transport, site_url: str, secret: str
         surfaces = _surfaces(s, errors) + [str(e) for e in errors] + [repr(e) for e in errors]
         final = s.close()
     _assert_absent(secret, surfaces + _texts(final) + _frame_texts(final.events(columns="all")))
+
+
+@pytest.mark.parametrize("url", ["http://unreachable.invalid", "http://unreachable.invalid/"])
+def test_an_origin_alone_is_named_in_errors_not_redacted(transport: Transport, url: str) -> None:
+    """An origin is what the messages keep of every URL: it is no secret, so it is not hidden
+    (it once read ``Failed to fetch [redacted]/…`` for the plainest URL a user types)."""
+    with nb.Session(transport) as s, pytest.raises(ToolError) as caught:
+        s.open(url)
+    assert str(caught.value).startswith("Failed to fetch http://unreachable.invalid/…: ")
+    assert "[redacted]" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "secret"),
+    [
+        ("http://h.test/a", "/a"),
+        ("http://h.test/?q=1", "q=1"),
+        ("http://h.test/#f", "f"),
+        ("http://u:p@h.test/", "u:p"),
+    ],
+)
+def test_anything_beyond_an_origin_stays_a_secret(url: str, secret: str) -> None:
+    assert secret in url_secrets(url) and url in url_secrets(url)
+    assert url_secrets("http://h.test") == url_secrets("http://h.test/") == []
 
 
 @SETTINGS
