@@ -28,6 +28,8 @@ from plasmate_nb.som import next_frame
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
 ABORTED = "net::ERR_ABORTED"
 FAILED = "net::ERR_FAILED"  # Chromium's generic failure: what its error page stands for
+# An error status with an empty body: Chromium shows its own error page and fails the navigation.
+HTTP_STATUS_FAILED = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
 STOP_SECONDS = 2.0  # how long a timed-out navigation's stop may take
 
 
@@ -49,6 +51,7 @@ class NavigationWatch:
         self._answered.set()
         self.blocked: str | None = None
         self.failed: str | None = None
+        self.http_failed: str | None = None  # the site's own error status (``HTTP error <status>: …``)
         page.on("request", self._on_request)
         page.on("response", self._on_response)
         page.on("requestfailed", self._on_failed)
@@ -58,7 +61,7 @@ class NavigationWatch:
         self._mark = self._gate.mark() if self._gate is not None else 0
         self._urls.clear()
         self.forget_pending()
-        self.blocked = self.failed = None
+        self.blocked = self.failed = self.http_failed = None
 
     def forget_pending(self) -> None:
         """A navigation still unanswered from before is not this action's: forget it, so one
@@ -105,7 +108,8 @@ class NavigationWatch:
         elif kind == "unreachable":
             self.failed = self.failed or reason
         elif response.status >= 400:
-            self.failed = self.failed or http_error(response.status, reduce_url(response.url))
+            self.http_failed = http_error(response.status, reduce_url(response.url))
+            self.failed = self.failed or self.http_failed
 
     def _on_failed(self, request: Request) -> None:
         if not _top_level(request):
@@ -124,7 +128,7 @@ class NavigationWatch:
             and failure.startswith("net::")
             and failure != ABORTED
         ):
-            self.failed = self.failed or failure
+            self.failed = self.failed or failure  # after the response of an HTTP_STATUS_FAILED: that
 
     def _match_refusal(self, urls: list[str]) -> None:
         if self._gate is None or self.blocked is not None:
@@ -202,6 +206,8 @@ async def goto(
             reason: str = navigation_failed(stopped)
         elif blocked:
             reason = outbound_blocked(blocked)
+        elif HTTP_STATUS_FAILED in str(error) and watch.http_failed is not None:
+            reason = watch.http_failed  # the site's answer, as for an error page with a body
         else:
             described = describe(error, timeout)
             reason = described if is_timeout(error) else navigation_failed(described)

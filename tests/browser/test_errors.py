@@ -14,6 +14,7 @@ from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfi
 from plasmate_nb.trace import TraceLog
 from tests.browser.conftest import attrs, eid, element
 from tests.support import wait_until
+from tests.tools.local_http import Answer, scripted
 
 CONFIG = EngineConfig(navigation_timeout=10, action_timeout=2, evaluate_timeout=2, settle_timeout=1)
 UNKNOWN = "e_ffffffffffff"
@@ -230,6 +231,23 @@ async def test_http_error_and_redirect_loop(kinds, demo):
         await kinds.navigate(demo.url("/faults/redirect-loop"))
     assert kinds.url.endswith("/browser/kinds.html")
     assert await kinds.evaluate("location.pathname") == "/browser/kinds.html"
+
+
+@pytest.mark.parametrize("status", [404, 500])
+async def test_an_http_error_with_no_body_is_named_by_its_status(kinds, status):
+    """Chromium shows its own error page for an error status with an empty body (APIs and CDNs
+    send those) and reports ``net::ERR_HTTP_RESPONSE_CODE_FAILURE``; the site's answer is the status."""
+    before = (kinds.url, kinds.som.text)
+    with scripted({"/empty": Answer(status, b"", content_type=None)}) as server:
+        with pytest.raises(ActionError) as info:
+            await kinds.navigate(server.url("/empty"))
+        origin = server.url("/").rstrip("/")
+        assert message(info) == f"Failed to fetch {origin}/…: HTTP error {status}: {origin}/…"
+        # The page's own navigation there (a link, a script) is named alike.
+        with pytest.raises(ActionError) as by_page:
+            await kinds.evaluate(f"location.href = {json.dumps(server.url('/empty'))}")
+        assert message(by_page) == f"Navigation failed: HTTP error {status}: {origin}/…"
+    assert (kinds.url, kinds.som.text) == before
 
 
 async def test_typed_text_never_in_error_messages(kinds):
