@@ -426,10 +426,26 @@ def tool_error_hint(message: str) -> str | None:
     >>> tool_error_hint("Element not found: e_1")
     'use an id of the current page (page.elements lists them, ...'
     """
+    thrown = _javascript_exception(message)
+    if thrown is not None:
+        return f"the expression {thrown}; the page is as it was: fix the expression and evaluate again"
     for words, hint in _TOOL_ERROR_HINTS:
         if words in message:
             return hint
     return None
+
+
+def _javascript_exception(message: str) -> str | None:
+    """``threw <Name>: <detail>`` (or ``did not compile: …``) from :func:`evaluate_javascript_error`'s
+    JSON text, which a notebook would otherwise show raw; None for any other text."""
+    try:
+        failure = json.loads(message)["containment_failure"]["message"]
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not isinstance(failure, str) or not failure.startswith(JS_EXCEPTION_PREFIX):
+        return None
+    kind, _, exception = failure.removeprefix(JS_EXCEPTION_PREFIX).partition(" error: ")
+    return f"did not compile: {exception}" if kind == "Compile" else f"threw {exception}"
 
 
 def options_hint(options: list[str]) -> str:

@@ -148,11 +148,27 @@ def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
         errors.missing_field("url"), errors.outbound_blocked(errors.scheme_not_allowed("ftp")),
         errors.outbound_blocked(errors.URL_HAS_CREDENTIALS),
         errors.failed_to_fetch("http://10.0.0.1/…", errors.outbound_blocked(errors.address_not_routable("10.0.0.1"))),
-        errors.page_reloaded(errors.PAGE_CRASHED_SINCE),
+        errors.page_reloaded(errors.PAGE_CRASHED_SINCE), errors.evaluate_javascript_error("TypeError: x is null"),
     ]  # fmt: skip
     hints = [errors.tool_error_hint(text) for text in samples]
     assert all(hints) and len(set(hints)) == len(hints)
     assert errors.tool_error_hint(errors.internal_error("click", "KeyError")) is None
+
+
+def test_an_expression_that_threw_is_told_in_words_under_the_contracts_json() -> None:
+    """``evaluate``'s error text is the reference's JSON (clients parse it); a notebook reader gets
+    the exception in words under it."""
+    threw = errors.evaluate_javascript_error("TypeError: Cannot read properties of null (reading '…')")
+    assert errors.tool_error_hint(threw) == (
+        "the expression threw TypeError: Cannot read properties of null (reading '…'); "
+        "the page is as it was: fix the expression and evaluate again"
+    )
+    bad = errors.evaluate_javascript_error("SyntaxError: Unexpected token ')'", compiling=True)
+    assert errors.tool_error_hint(bad).startswith(
+        "the expression did not compile: SyntaxError: Unexpected token ')';"
+    )
+    for other in ('{"containment_failure": {"message": "no"}}', "[1]", "null", '{"error": "x"}'):
+        assert errors.tool_error_hint(other) is None
 
 
 # -- the session's own state -----------------------------------------------------------------------
