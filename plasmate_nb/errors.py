@@ -164,16 +164,25 @@ def renderer_memory_passed(limit_mb: int) -> ErrorText:
     return ErrorText(text, classify_error(text))
 
 
-PAGE_CRASHED_SINCE = ErrorText("the page crashed after the last call", OPERATION)
+PAGE_CRASHED = ErrorText("the page crashed", OPERATION)
 PAGE_RELOADED_WORDS = "it was reloaded at its last good URL"
+PAGE_NOT_RELOADED_WORDS = "its last good URL did not load again"
 
 
 def page_reloaded(cause: str) -> ErrorText:
-    """The page crashed (``cause`` says how) when no call was waiting on it; the next call that
-    acts on it reloaded it and refuses to act on what the caller has not seen."""
+    """The page crashed (``cause`` says how); the next action reloaded it and refuses, once, to
+    act on a page its caller has not seen."""
     return pipeline_error(
-        f"{cause}; {PAGE_RELOADED_WORDS}, so anything typed or changed on it since is gone: "
+        f"{cause}; {PAGE_RELOADED_WORDS}, so what was typed or changed on it is gone: "
         "read the page again (page_som) before acting on it"
+    )
+
+
+def page_not_reloaded(cause: str) -> ErrorText:
+    """The page crashed (``cause`` says how) and could not be loaded again: actions are refused
+    until a navigation lands."""
+    return pipeline_error(
+        f"{cause}; {PAGE_NOT_RELOADED_WORDS}, so there is no page to act on: navigate_to one"
     )
 
 
@@ -417,6 +426,7 @@ _TOOL_ERROR_HINTS = (
     (INVALID_ARGUMENTS, "help() on the method shows its parameters, e.g. help(s.click)"),
     (PAGE_RELOADED_WORDS,
      "the page was loaded again from its URL: s.scroll('down', 0) returns it as it is now; then act again"),
+    (PAGE_NOT_RELOADED_WORDS, "s.navigate(url) opens a page again (the site may be down: check it in a browser)"),
 )  # fmt: skip
 
 

@@ -66,10 +66,13 @@ CASES = [
     ("renderer_memory_passed", errors.renderer_memory_passed(2048),
      "the page passed the renderer memory bound (2048 MB) and was stopped; to allow more, raise the bound "
      "(PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb)", "operation"),
-    ("PAGE_CRASHED_SINCE", errors.PAGE_CRASHED_SINCE, "the page crashed after the last call", "operation"),
-    ("page_reloaded", errors.page_reloaded(errors.PAGE_CRASHED_SINCE),
-     "Pipeline error: the page crashed after the last call; it was reloaded at its last good URL, so anything "
-     "typed or changed on it since is gone: read the page again (page_som) before acting on it", "operation"),
+    ("PAGE_CRASHED", errors.PAGE_CRASHED, "the page crashed", "operation"),
+    ("page_reloaded", errors.page_reloaded(errors.PAGE_CRASHED),
+     "Pipeline error: the page crashed; it was reloaded at its last good URL, so what was typed or changed on it "
+     "is gone: read the page again (page_som) before acting on it", "operation"),
+    ("page_not_reloaded", errors.page_not_reloaded(errors.PAGE_CRASHED),
+     "Pipeline error: the page crashed; its last good URL did not load again, so there is no page to act on: "
+     "navigate_to one", "operation"),
     ("failed_to_fetch", errors.failed_to_fetch("https://example.com/…", "net::ERR_NAME_NOT_RESOLVED"),
      "Failed to fetch https://example.com/…: net::ERR_NAME_NOT_RESOLVED", "network"),
     ("navigation_failed", errors.navigation_failed("net::ERR_CONNECTION_REFUSED"),
@@ -225,7 +228,7 @@ COMPOSED = [
     (errors.page_reloaded(errors.renderer_memory_passed(512)),
      "Pipeline error: the page passed the renderer memory bound (512 MB) and was stopped; to allow more, raise the "
      "bound (PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb); it was reloaded at its last good URL, so "
-     "anything typed or changed on it since is gone: read the page again (page_som) before acting on it", "operation"),
+     "what was typed or changed on it is gone: read the page again (page_som) before acting on it", "operation"),
     (errors.cookie_operation_failed(errors.timeout_after(10)), "Cookie operation failed: Timeout after 10000ms",
      "timeout"),
 ]  # fmt: skip

@@ -9,10 +9,12 @@ to the last good URL.
 Hostile pages cannot hang a call: dialogs are dismissed, downloads refused, popups closed,
 and when an action or ``evaluate`` times out on a page whose script no longer answers (an
 endless loop), the page is replaced by a fresh one in the same context (cookies and storage
-survive) which goes back to the last good URL.
+survive) which goes back to the last good URL. A crashed page is replaced the same way by the
+next call; an action then refuses to act on the reloaded page its caller has not seen (once,
+or until a navigation lands when it could not be loaded again).
 
 Error texts (:mod:`plasmate_nb.errors`) and their check order follow docs/contract.md#messages-the-engine-produces: page
-presence, then ``Element not found: <id>`` (id not in the latest SOM, for every element
+presence, the refusal after a crash, then ``Element not found: <id>`` (id not in the latest SOM, for every element
 action), the element-kind checks, ``Element not found in DOM``, then execution. Privacy: see
 :mod:`plasmate_nb.browser.messages`.
 
@@ -59,7 +61,7 @@ from plasmate_nb.errors import (
     NOT_A_SELECT,
     NOT_TOGGLEABLE,
     PAGE_CLOSED,
-    PAGE_CRASHED_SINCE,
+    PAGE_CRASHED,
     PAGE_NOT_REOPENED,
     ErrorText,
     action_failed,
@@ -70,6 +72,7 @@ from plasmate_nb.errors import (
     evaluate_result_too_large,
     navigation_failed,
     option_not_found,
+    page_not_reloaded,
     page_reloaded,
     pipeline_error,
     timeout_after,
@@ -181,10 +184,10 @@ class BrowserSession:
         self._watch: NavigationWatch | None = None
         self._lost = False
         self._opening_page = False
-        # Why the page crashed when no call reported it, and when the last crash a failed call did
-        # report came: the next action must not act on a reloaded page its caller has not seen.
-        self._crashed_unseen: ErrorText | None = None
-        self._crash_reported: float | None = None
+        # What the next action answers instead of acting after the page crashed (page_reloaded or,
+        # until a navigation lands, page_not_reloaded): its caller has not seen the page since.
+        self._after_crash: ErrorText | None = None
+        self._after_crash_reloaded = False
         context.on("page", self._on_new_page)
 
     def __repr__(self) -> str:  # no URL: paths and queries may be private
@@ -253,8 +256,13 @@ class BrowserSession:
         scripts (timers, observers) may have changed it since the last action compiled it. Reads
         only: the held state, and so the trace's chain of states, stay as they are; a page that
         cannot be compiled now counts as changed."""
-        page = await self._page_with_som()
-        if self._crashed_unseen is not None:  # reloaded: not the page the held SOM was read from
+        self._check_connected()
+        if self.som is None or self.url is None:
+            raise ActionError(NO_PAGE_LOADED)
+        page = self._page
+        if page is None or crashed_at(page) is not None or self._after_crash is not None:
+            # Not the page the held state was read from; the next action replaces it (the proof
+            # replaces nothing, so the trace's chain of states stays whole).
             return False
         try:
             # A full walk, never an incremental one: this is the proof replay execution rests on,
@@ -278,10 +286,9 @@ class BrowserSession:
                 memory_guard=self._memory_guard,
             )
         except ActionError:
-            self._reported(page)
             await self._restore(page)
             raise
-        self._crashed_unseen = None  # a new page: nothing of the lost one is acted on
+        self._after_crash = None  # a new page: nothing of the lost one is acted on
         await self._commit(page)
 
     async def click(self, element_id: str) -> None:
@@ -453,17 +460,15 @@ class BrowserSession:
         return await self._live_page()
 
     async def _page_to_act_on(self) -> Page:
-        """``_page_with_som``, refusing once after a crash no call reported: the page was reloaded,
-        and what its caller typed or changed there is gone."""
+        """``_page_with_som``, refusing after a crash: once when the page was reloaded (what its
+        caller typed or changed there is gone), until a navigation lands when it could not be."""
         page = await self._page_with_som()
-        unseen, self._crashed_unseen = self._crashed_unseen, None
-        if unseen is not None:
-            raise ActionError(page_reloaded(unseen))
+        refusal = self._after_crash
+        if refusal is not None:
+            if self._after_crash_reloaded:
+                self._after_crash = None
+            raise ActionError(refusal)
         return page
-
-    def _reported(self, page: Page) -> None:
-        """A call is failing on ``page``: a crash of it is that call's to report, not the next's."""
-        self._crash_reported = crashed_at(page)
 
     def _som_element(self, element_id: str) -> dict[str, Any]:
         element = find_element(self.som.data if self.som is not None else None, element_id)
@@ -525,7 +530,6 @@ class BrowserSession:
             if NOT_CONNECTED in str(error):  # the node left while the action waited for it
                 await self._restore(page)
                 raise ActionError(ELEMENT_NOT_IN_DOM) from None
-            self._reported(page)
             reason = await stopped_reason(self._memory_guard, page) or describe(error, limit, redact)
             if is_timeout(error) and not await self._answers(page):
                 await self._replace_page()
@@ -552,7 +556,6 @@ class BrowserSession:
                 raise ActionError(
                     BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_CLOSED)
                 ) from None
-            self._reported(page)
             reason = await stopped_reason(self._memory_guard, page) or describe(
                 error, self._config.action_timeout
             )
@@ -601,20 +604,24 @@ class BrowserSession:
     async def _replace_page(self) -> None:
         """Drop a hung or crashed page; open a fresh one in the same context at the last good URL."""
         old, self._page = self._page, None
+        crash: ErrorText | None = None
         if old is not None:
-            crashed = crashed_at(old)
-            if crashed is not None and crashed != self._crash_reported:
-                self._crashed_unseen = await stopped_reason(self._memory_guard, old) or PAGE_CRASHED_SINCE
+            if crashed_at(old) is not None:
+                crash = await stopped_reason(self._memory_guard, old) or PAGE_CRASHED
             await close_quietly(old)
         try:
             await self.start_page()
         except (PlaywrightError, TimeoutError):
             return  # context or browser gone or wedged; the next action reports it
         assert self._page is not None
-        if self.url is not None:
-            await self._reload_last_good(self._page)
+        reloaded = self.url is None or await self._reload_last_good(self._page)
+        if crash is not None:
+            self._after_crash = page_reloaded(crash) if reloaded else page_not_reloaded(crash)
+            self._after_crash_reloaded = reloaded
 
-    async def _reload_last_good(self, page: Page) -> None:
+    async def _reload_last_good(self, page: Page) -> bool:
+        """Load the last good URL into ``page`` and take its SOM as the held state; False (the
+        old state kept) when it does not land on a page of ours."""
         try:
             await goto(
                 page,
@@ -626,15 +633,16 @@ class BrowserSession:
             await settle(page, self._config.settle_timeout, self._page_watch)
             watch = self._page_watch
             if watch.blocked is not None or watch.failed is not None or off_the_web(page.url) is not None:
-                return  # it went on from there to no page of ours: the next action finds out
+                return False  # it went on from there to no page of ours: the next action finds out
             fresh = await compile_page(page, timeout=self._config.action_timeout)
         except (ActionError, SomCompileError, PlaywrightError, TimeoutError):
-            return  # the old state stays; element actions will report `Element not found in DOM`
+            return False  # the old state stays; element actions will report `Element not found in DOM`
         # Where the reload landed (the URL may redirect now): the URL and the SOM stay one page's.
         previous, self.som, self.url = self.som, fresh, page.url
         if previous is not None:
             with contextlib.suppress(Exception):
                 await previous.dispose()
+        return True
 
     async def _guarded(self, operation: Callable[[], Awaitable[Any]]) -> Any:
         try:

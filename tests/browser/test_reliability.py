@@ -12,13 +12,11 @@ from collections.abc import AsyncIterator
 import psutil
 import pytest
 import pytest_asyncio
-from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser import ActionError, Engine, EngineConfig, EngineError
 from plasmate_nb.browser.temporary import CaptureFailed, temporary_page
-from plasmate_nb.som import crashed_at
 from plasmate_nb.tools import Dispatcher
-from tests.browser.conftest import attrs, eid
+from tests.browser.conftest import eid
 from tests.support import wait_until
 from tests.tools.local_http import Answer, scripted
 
@@ -147,70 +145,6 @@ async def test_a_page_that_failed_at_its_own_url_is_reloaded(engine):
             assert await session.evaluate("document.title") == "Form"
         finally:
             await engine.close_session(session.id)
-
-
-async def _crash(session) -> None:
-    """Crash the session's renderer as Chromium would (CDP ``Page.crash``) and wait until it is seen."""
-    page = session._page
-    crasher = await page.context.new_cdp_session(page)
-    with contextlib.suppress(PlaywrightError, TimeoutError):  # a crashed renderer never answers
-        await asyncio.wait_for(crasher.send("Page.crash"), 2)
-    await wait_until(lambda: crashed_at(page) is not None, 10, "the page's crash")
-
-
-@pytest.mark.parametrize("action", ["click", "type_text", "evaluate", "scroll"])
-async def test_an_action_after_a_crash_between_calls_says_so_once(engine, demo, action):
-    """What the caller typed went with the crashed page: the next action reloads the page and
-    refuses to act on what its caller has not seen (submitting an emptied form, say); the one after works."""
-    session = await engine.open(demo.url("/login.html"))
-    try:
-        await session.type_text(eid(session, "email"), "analyst@example.test")
-        assert attrs(session, "email")["value"] == "analyst@example.test"
-        await _crash(session)
-        calls = {
-            "click": lambda: session.click(eid(session, "submit")),
-            "type_text": lambda: session.type_text(eid(session, "email"), "x", append=True),
-            "evaluate": lambda: session.evaluate("document.title"),
-            "scroll": lambda: session.scroll(),
-        }
-        with pytest.raises(ActionError) as info:
-            await calls[action]()
-        assert str(info.value) == (
-            "Pipeline error: the page crashed after the last call; it was reloaded at its last good URL, "
-            "so anything typed or changed on it since is gone: read the page again (page_som) before acting on it"
-        )
-        assert info.value.args[0].error_class == "operation"
-        # The session holds the reloaded page now: the typed text is gone from it, as from the page.
-        assert "value" not in attrs(session, "email")
-        assert await session.evaluate("document.querySelector('#email').value.length") == 0
-    finally:
-        await engine.close_session(session.id)
-
-
-async def test_a_navigation_after_a_crash_between_calls_goes_ahead(engine, demo):
-    session = await engine.open(demo.url("/login.html"))
-    try:
-        await _crash(session)
-        await session.navigate(demo.url("/index.html"))  # a new page: nothing of the lost one is acted on
-        assert session.url == demo.url("/index.html")
-        assert await session.evaluate("location.pathname") == "/index.html"
-    finally:
-        await engine.close_session(session.id)
-
-
-async def test_a_crash_a_call_reported_is_not_reported_again(engine, demo):
-    session = await engine.open(demo.url("/login.html"))
-    try:
-        waiting = asyncio.ensure_future(session.evaluate("new Promise(() => {})"))  # waits on the page
-        await wait_until(lambda: session._page is not None, 5)
-        await _crash(session)
-        with pytest.raises(ActionError) as info:
-            await waiting
-        assert str(info.value).startswith("Evaluate failed: "), str(info.value)
-        assert "reloaded" not in str(info.value)
-        assert await session.evaluate("document.title") == session.view()["title"]  # no second report
-    finally:
-        await engine.close_session(session.id)
 
 
 async def test_browser_loss_fails_fast_and_the_next_open_relaunches(demo):

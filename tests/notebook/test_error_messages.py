@@ -148,7 +148,8 @@ def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
         errors.missing_field("url"), errors.outbound_blocked(errors.scheme_not_allowed("ftp")),
         errors.outbound_blocked(errors.URL_HAS_CREDENTIALS),
         errors.failed_to_fetch("http://10.0.0.1/…", errors.outbound_blocked(errors.address_not_routable("10.0.0.1"))),
-        errors.page_reloaded(errors.PAGE_CRASHED_SINCE), errors.evaluate_javascript_error("TypeError: x is null"),
+        errors.page_reloaded(errors.PAGE_CRASHED),
+        errors.page_not_reloaded(errors.PAGE_CRASHED), errors.evaluate_javascript_error("TypeError: x is null"),
     ]  # fmt: skip
     hints = [errors.tool_error_hint(text) for text in samples]
     assert all(hints) and len(set(hints)) == len(hints)

@@ -285,7 +285,7 @@ async def test_a_page_stopped_between_calls_is_named_by_the_next_action(demo) ->
         assert clicked.text == (
             f"Pipeline error: the page passed the renderer memory bound ({BOUND_MB} MB) and was stopped; "
             "to allow more, raise the bound (PLASMATE_NB_RENDERER_MEMORY_MB, serve --renderer-memory-mb); "
-            "it was reloaded at its last good URL, so anything typed or changed on it since is gone: "
+            "it was reloaded at its last good URL, so what was typed or changed on it is gone: "
             "read the page again (page_som) before acting on it"
         )
         assert engine.memory_guard.stopped == 1
