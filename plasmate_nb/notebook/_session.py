@@ -548,10 +548,20 @@ class AsyncSession:
         The final trace is a ``TraceExport`` ending with the ``close_page`` event, or a
         ``FinalTraceOmitted`` marker when it exceeded the server's response ceiling.
 
+        Like Python's other ``close()`` methods it can be called again, without error: with no
+        browser session open (already closed, or an ``open`` that failed) it only releases the
+        connection this session made (a ``connect()``ed stdio server exits) and returns the
+        final trace of the session it closed last (None when it never closed one).
+
         >>> final = s.close()
         >>> final.to_json("trace.json")
+        >>> s.close() is final       # again: nothing left to close
+        True
         """
-        session_id = self._require_session()
+        session_id = self._session_id
+        if session_id is None:
+            await self._release_transport()
+            return self._final_trace
         try:
             try:
                 payload = await self._call("close_page", {"session_id": session_id}, notify=False)

@@ -220,8 +220,15 @@ class Session:
         The final trace is a ``TraceExport`` ending with the ``close_page`` event, or a
         ``FinalTraceOmitted`` marker when it exceeded the server's response ceiling.
 
+        Like Python's other ``close()`` methods it can be called again, without error: with no
+        browser session open (already closed, or an ``open`` that failed) it only releases the
+        connection this session made (a ``connect()``ed stdio server exits) and returns the
+        final trace of the session it closed last (None when it never closed one).
+
         >>> final = s.close()
         >>> final.to_json("trace.json")
+        >>> s.close() is final       # again: nothing left to close
+        True
         """
     def replay_validate(self, sequence: int, confirmed: bool = ..., *, trace_id: str | None = ...) -> ReplayPlan:
         """Check whether retained event ``sequence`` could be replayed exactly now; never executes it.

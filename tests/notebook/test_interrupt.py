@@ -149,6 +149,33 @@ def test_a_connected_session_that_failed_to_close_still_lets_its_server_go(demo)
     assert not alive, "the server process outlived its session"
 
 
+def test_a_connected_session_whose_open_failed_closes_and_lets_its_server_go() -> None:
+    # close() used to raise "no open browser session" here, and the server and its Chromium stayed.
+    others = {server.pid for server in _servers()}
+    s = pnb.Session.connect(command=[sys.executable, "-m", "plasmate_nb", "serve"])  # refuses private hosts
+    with pytest.raises(ToolError, match="Outbound URL blocked"):
+        s.open("http://10.0.0.1/")
+    assert (s.session_id, s.page) == (None, None)
+    (ours,) = [server for server in _servers() if server.pid not in others]
+    processes = [ours, *ours.children(recursive=True)]  # the server and its browser
+    assert s.close() is None
+    _gone, alive = psutil.wait_procs(processes, timeout=BOUND_S)
+    assert not alive, f"outlived the session: {alive}"
+    assert s.close() is None  # again: no error, and no new server started to close nothing
+    assert not [server for server in _servers() if server.pid not in others]
+
+
+def test_a_connected_session_closed_twice_returns_its_final_trace_again(demo) -> None:
+    others = {server.pid for server in _servers()}
+    s = pnb.Session.connect(command=SERVE)
+    s.open(demo.url("/login.html"))
+    (ours,) = [server for server in _servers() if server.pid not in others]
+    final = s.close()
+    assert isinstance(final, pnb.TraceExport) and s.close() is final
+    _gone, alive = psutil.wait_procs([ours], timeout=BOUND_S)
+    assert not alive and not [server for server in _servers() if server.pid not in others]
+
+
 def test_a_connected_session_opens_again_on_the_same_server_after_close(demo) -> None:
     s = pnb.Session.connect(command=SERVE)
     try:

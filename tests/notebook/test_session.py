@@ -102,6 +102,30 @@ def test_untraced_session_has_no_final_trace(transport: Transport, login_url: st
     assert s.close() is None
 
 
+def test_close_again_returns_the_last_final_trace(transport: Transport, login_url: str) -> None:
+    s = nb.Session(transport)
+    assert s.close() is None  # never opened: nothing to close, and no error
+    with pytest.raises(ToolError):
+        s.open("http://127.0.0.1:1/")  # nothing listens there: nothing was opened
+    assert s.close() is None
+    s.open(login_url)
+    final = s.close()
+    assert isinstance(final, nb.TraceExport)
+    assert s.close() is final and s.final_trace is final  # as Python's close() methods: idempotent
+    with s:
+        pass  # leaving a with block after close() is fine too
+    assert s.close() is final
+
+
+async def test_async_close_can_be_called_again(transport: Transport, login_url: str) -> None:
+    async with nb.AsyncSession(transport) as s:
+        assert await s.close() is None
+        await s.open(login_url)
+        final = await s.close()
+        assert await s.close() is final
+    assert s.final_trace is final and await s.close() is final
+
+
 def test_cookies_are_readable_but_never_displayed(transport: Transport, login_url: str) -> None:
     with nb.Session(transport) as s:
         s.open(login_url)
