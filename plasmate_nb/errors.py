@@ -401,6 +401,10 @@ def _words_before(text: str, argument: str) -> str:
 _SENTINEL = "\x00"
 OPTION_NOT_FOUND_WORDS = _words_before(option_not_found(0), "value of")
 UNSUPPORTED_SCHEME_WORDS = _words_before(scheme_not_allowed(_SENTINEL), _SENTINEL)
+FAILED_TO_FETCH_WORDS = _words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL)
+
+#: A failed open_page leaves no page (and no session): nothing is "unchanged" there.
+OPEN_FAILED_HINT = "nothing was opened: fix the URL or check that the site is up, then s.open(url) again"
 
 _TOOL_ERROR_HINTS = (
     (_words_before(element_not_found(_SENTINEL), _SENTINEL),
@@ -421,27 +425,31 @@ _TOOL_ERROR_HINTS = (
     (NO_PAGE_LOADED, "open or navigate to a page first: s.navigate(url)"),
     (_words_before(timeout_after(0), "0"), "the page did not finish in time; try again or check the site in a browser"),
     (_words_before(http_error(0, ""), "0"), "the site answered with an error status: check the URL"),
-    (_words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL),
-     "check the URL and that the site is up; the page is unchanged, so you can simply retry"),
+    (FAILED_TO_FETCH_WORDS, "check the URL and that the site is up; the page is unchanged, so you can simply retry"),
     (INVALID_ARGUMENTS, "help() on the method shows its parameters, e.g. help(s.click)"),
     (PAGE_RELOADED_WORDS,
      "the page was loaded again from its URL: s.scroll('down', 0) returns it as it is now; then act again"),
     (PAGE_NOT_RELOADED_WORDS, "s.navigate(url) opens a page again (the site may be down: check it in a browser)"),
 )  # fmt: skip
+# Where a tool's failure makes a rule's hint untrue: open_page fails with no page to be unchanged.
+_TOOL_HINTS: dict[tuple[str | None, str], str] = {("open_page", FAILED_TO_FETCH_WORDS): OPEN_FAILED_HINT}
 
 
-def tool_error_hint(message: str) -> str | None:
-    """What a notebook user can do about a tool error with this text (None when nothing useful).
+def tool_error_hint(message: str, tool: str | None = None) -> str | None:
+    """What a notebook user can do about a tool error with this text, from ``tool`` when given
+    (None when nothing useful).
 
     >>> tool_error_hint("Element not found: e_1")
     'use an id of the current page (page.elements lists them, ...'
+    >>> tool_error_hint("Failed to fetch http://x/…: Navigation failed: net::ERR_FAILED", "open_page")
+    'nothing was opened: fix the URL or check that the site is up, then s.open(url) again'
     """
     thrown = _javascript_exception(message)
     if thrown is not None:
         return f"the expression {thrown}; the page is as it was: fix the expression and evaluate again"
     for words, hint in _TOOL_ERROR_HINTS:
         if words in message:
-            return hint
+            return _TOOL_HINTS.get((tool, words), hint)
     return None
 
 

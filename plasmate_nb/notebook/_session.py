@@ -279,7 +279,7 @@ class AsyncSession:
             payload = await transport.call(tool, arguments)
         except ToolError as error:
             failure = scrubbed(error, secrets)
-            failure.with_hint(self._hint(failure.message, arguments))
+            failure.with_hint(self._hint(tool, failure.message, arguments))
         if notify:
             await self._notify(tool)
         if failure is not None:
@@ -293,8 +293,8 @@ class AsyncSession:
                 if inspect.isawaitable(result):
                     await result
 
-    def _hint(self, message: str, arguments: dict[str, Any]) -> str | None:
-        """What to do about a tool error, from what this notebook knows (the page's SOM, the URL given)."""
+    def _hint(self, tool: str, message: str, arguments: dict[str, Any]) -> str | None:
+        """What to do about a tool error, from what this notebook knows (the tool, the page's SOM, the URL given)."""
         if errors.OPTION_NOT_FOUND_WORDS in message and self._page is not None:
             options = self._page._select_options(arguments.get("element_id"))
             if options:
@@ -303,7 +303,7 @@ class AsyncSession:
             suggestion = _with_http(arguments.get("url"))
             if suggestion is not None:
                 return errors.missing_scheme_hint(suggestion)
-        return errors.tool_error_hint(message)
+        return errors.tool_error_hint(message, tool)
 
     def _require_session(self) -> str:
         if self._session_id is None:

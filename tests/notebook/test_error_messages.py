@@ -172,6 +172,29 @@ def test_an_expression_that_threw_is_told_in_words_under_the_contracts_json() ->
         assert errors.tool_error_hint(other) is None
 
 
+def test_a_failed_open_says_nothing_was_opened(transport: Transport, login_url: str) -> None:
+    s = nb.Session(transport)
+    with pytest.raises(ToolError) as caught:
+        s.open("http://127.0.0.1:1/private/path")  # another origin: the connection is refused
+    assert caught.value.message.startswith("Failed to fetch http://127.0.0.1:1/…: ")
+    assert caught.value.hint == errors.OPEN_FAILED_HINT and (s.session_id, s.page) == (None, None)
+    assert "unchanged" not in caught.value.hint  # there is no page: "the page is unchanged" was untrue
+    s.open(login_url)  # "open again" works
+    try:  # an action on an open page keeps the hint that says the page is unchanged
+        with pytest.raises(ToolError) as navigating:
+            s.navigate("http://127.0.0.1:1/private/path")
+        assert navigating.value.hint == errors.tool_error_hint(navigating.value.message)
+        assert "the page is unchanged" in navigating.value.hint
+    finally:
+        s.close()
+
+
+def test_every_tool_error_hint_is_one_short_line() -> None:
+    # Read at 1000 px in JupyterLab, where a long line wraps mid-word.
+    for hint in [*(hint for _words, hint in errors._TOOL_ERROR_HINTS), errors.OPEN_FAILED_HINT]:
+        assert "\n" not in hint and len(hint) <= 120, hint
+
+
 # -- the session's own state -----------------------------------------------------------------------
 
 
