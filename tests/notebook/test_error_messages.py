@@ -189,6 +189,16 @@ def test_a_failed_open_says_nothing_was_opened(transport: Transport, login_url: 
         s.close()
 
 
+def test_an_http_error_says_the_origin_is_shown_on_purpose(transport: Transport, site_url: str) -> None:
+    s = nb.Session(transport)
+    with pytest.raises(ToolError) as caught:
+        s.open(f"{site_url}/no-such-page.html")
+    assert errors.http_error(404, f"{site_url}/…") in caught.value.message
+    hint = caught.value.hint or ""
+    assert hint == errors.tool_error_hint(caught.value.message)
+    assert "error status" in hint and "origin" in hint and "path you gave" in hint
+
+
 def test_every_tool_error_hint_is_one_short_line() -> None:
     # Read at 1000 px in JupyterLab, where a long line wraps mid-word.
     for hint in [*(hint for _words, hint in errors._TOOL_ERROR_HINTS), errors.OPEN_FAILED_HINT]:
