@@ -405,6 +405,11 @@ FAILED_TO_FETCH_WORDS = _words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL)
 
 #: A failed open_page leaves no page (and no session): nothing is "unchanged" there.
 OPEN_FAILED_HINT = "nothing was opened: fix the URL or check that the site is up, then s.open(url) again"
+#: Said to a notebook's user, who usually is the operator too: where each kind of engine turns it on.
+REPLAY_EXECUTION_HINT = (
+    "on this notebook's own engine: pnb.Session(replay_execution=True); "
+    "on a server you start: --enable-replay-execution"
+)
 
 _TOOL_ERROR_HINTS = (
     (_words_before(element_not_found(_SENTINEL), _SENTINEL),
@@ -431,6 +436,7 @@ _TOOL_ERROR_HINTS = (
     (PAGE_RELOADED_WORDS,
      "the page was loaded again from its URL: s.scroll('down', 0) returns it as it is now; then act again"),
     (PAGE_NOT_RELOADED_WORDS, "s.navigate(url) opens a page again (the site may be down: check it in a browser)"),
+    (REPLAY_EXECUTION_DISABLED, REPLAY_EXECUTION_HINT),
 )  # fmt: skip
 # Where a tool's failure makes a rule's hint untrue: open_page fails with no page to be unchanged.
 _TOOL_HINTS: dict[tuple[str | None, str], str] = {("open_page", FAILED_TO_FETCH_WORDS): OPEN_FAILED_HINT}

@@ -150,6 +150,7 @@ def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
         errors.failed_to_fetch("http://10.0.0.1/…", errors.outbound_blocked(errors.address_not_routable("10.0.0.1"))),
         errors.page_reloaded(errors.PAGE_CRASHED),
         errors.page_not_reloaded(errors.PAGE_CRASHED), errors.evaluate_javascript_error("TypeError: x is null"),
+        errors.REPLAY_EXECUTION_DISABLED,
     ]  # fmt: skip
     hints = [errors.tool_error_hint(text) for text in samples]
     assert all(hints) and len(set(hints)) == len(hints)
@@ -197,6 +198,16 @@ def test_an_http_error_says_the_origin_is_shown_on_purpose(transport: Transport,
     hint = caught.value.hint or ""
     assert hint == errors.tool_error_hint(caught.value.message)
     assert "error status" in hint and "origin" in hint and "path you gave" in hint
+
+
+def test_replay_execution_off_says_how_a_notebook_user_turns_it_on(session: nb.Session) -> None:
+    session.scroll("down", 0)
+    with pytest.raises(ToolError) as caught:
+        session.replay(2, confirmed=True)
+    assert caught.value.message == errors.REPLAY_EXECUTION_DISABLED  # the contract's text, unchanged
+    hint = caught.value.hint or ""
+    assert hint == errors.REPLAY_EXECUTION_HINT
+    assert "pnb.Session(replay_execution=True)" in hint and "--enable-replay-execution" in hint
 
 
 def test_every_tool_error_hint_is_one_short_line() -> None:

@@ -84,6 +84,7 @@ def test_off_by_default_the_server_refuses_and_says_how_to_turn_it_on(fixture_se
             s.replay(2, confirmed=True)
         assert not isinstance(refused.value, pnb.ReplayRefused)
         assert "--enable-replay-execution" in refused.value.message
+        assert refused.value.hint == errors.REPLAY_EXECUTION_HINT  # said to the notebook's user
         assert s.replay_validate(2).execution_available is False
 
 
