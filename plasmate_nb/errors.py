@@ -164,6 +164,11 @@ def renderer_memory_passed(limit_mb: int) -> ErrorText:
     return ErrorText(text, classify_error(text))
 
 
+def bad_renderer_memory_setting(variable: str, minimum_mb: int) -> str:
+    """The environment's renderer memory bound is unusable (not a tool error: it stops the engine's start)."""
+    return f"{variable} must be a whole number of megabytes, at least {minimum_mb} (0: no bound)"
+
+
 PAGE_CRASHED = ErrorText("the page crashed", OPERATION)
 PAGE_RELOADED_WORDS = "it was reloaded at its last good URL"
 PAGE_NOT_RELOADED_WORDS = "its last good URL did not load again"
@@ -502,6 +507,11 @@ REPLAY_EXECUTION_IS_THE_SERVERS = (
 )
 ALREADY_OPEN = "this session already has an open browser session"
 ALREADY_OPEN_HINT = "close() it first, or make another Session() for a second browser session"
+
+RENDERER_MEMORY_SETTING_HINT = (
+    "fix it (e.g. %env PLASMATE_NB_RENDERER_MEMORY_MB=2048) and run again; the engine reads it once, "
+    "at its first use: a later change needs a kernel restart"
+)
 
 CONNECT_FAILED = "could not connect to the MCP server"
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from plasmate_nb import errors
+from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.browser.discovery import ENV_ENDPOINT
 from plasmate_nb.browser.policy import Resolver
 
@@ -17,9 +19,18 @@ def _endpoint_from_env() -> str | None:
     return os.environ.get(ENV_ENDPOINT) or None
 
 
+class EnvironmentSettingError(HintedError, ValueError):
+    """An environment variable holds a value the engine cannot use (the message names it).
+
+    ``plasmate-nb serve`` prints the message and exits; the notebook's embedded engine adds a
+    ``hint`` on when the setting is read, and the error shows without plasmate_nb's frames.
+    """
+
+
 def renderer_memory_from_env() -> int | None:
     """``PLASMATE_NB_RENDERER_MEMORY_MB`` (0: no bound), else the default: how a notebook's
-    embedded engine gets its bound, as ``serve --renderer-memory-mb`` gives a server's."""
+    embedded engine gets its bound, as ``serve --renderer-memory-mb`` gives a server's.
+    ``EnvironmentSettingError`` (a ``ValueError``) for anything else."""
     text = os.environ.get(ENV_RENDERER_MEMORY, "").strip()
     if not text:
         return DEFAULT_RENDERER_MEMORY_MB
@@ -28,9 +39,8 @@ def renderer_memory_from_env() -> int | None:
     except ValueError:
         value = -1
     if value != 0 and value < MIN_RENDERER_MEMORY_MB:
-        raise ValueError(
-            f"{ENV_RENDERER_MEMORY} must be a whole number of megabytes, at least {MIN_RENDERER_MEMORY_MB} "
-            "(0: no bound)"
+        raise EnvironmentSettingError(
+            errors.bad_renderer_memory_setting(ENV_RENDERER_MEMORY, MIN_RENDERER_MEMORY_MB)
         )
     return value or None
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from plasmate_nb import errors
 from plasmate_nb._loop import background_loop, run_sync
 from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.browser.config import EnvironmentSettingError
 from plasmate_nb.client.bound import LoopBoundTransport
 from plasmate_nb.client.inprocess import InProcessTransport
 from plasmate_nb.tools import Dispatcher
@@ -35,8 +37,17 @@ def embedded_dispatcher(config: EngineConfig | None = None) -> Dispatcher:
     global _dispatcher
     with _lock:
         if _dispatcher is None:
-            _dispatcher = Dispatcher(Engine(config or EngineConfig()))
+            _dispatcher = Dispatcher(Engine(config or _config_from_env()))
         return _dispatcher
+
+
+def _config_from_env() -> EngineConfig:
+    """The default settings, read from the environment now: at the engine's first use only."""
+    try:
+        return EngineConfig()
+    except EnvironmentSettingError as error:  # in a notebook: say when the setting is read
+        error.with_hint(errors.RENDERER_MEMORY_SETTING_HINT)
+        raise
 
 
 async def embedded_transport(

@@ -27,6 +27,8 @@ import plasmate_nb
 import plasmate_nb.notebook as nb
 from plasmate_nb import errors
 from plasmate_nb._tracebacks import HintedError, user_frames
+from plasmate_nb.browser.config import EnvironmentSettingError
+from plasmate_nb.client import embedded
 from plasmate_nb.client.base import ToolError, Transport
 from plasmate_nb.client.mcp import HttpTransport, ServerConnectionError, StdioTransport, resolve_command
 from plasmate_nb.demo_site import DemoSite
@@ -214,6 +216,43 @@ def test_every_tool_error_hint_is_one_short_line() -> None:
     # Read at 1000 px in JupyterLab, where a long line wraps mid-word.
     for hint in [*(hint for _words, hint in errors._TOOL_ERROR_HINTS), errors.OPEN_FAILED_HINT]:
         assert "\n" not in hint and len(hint) <= 120, hint
+
+
+# -- settings the embedded engine reads ------------------------------------------------------------
+
+
+def test_a_bad_renderer_memory_setting_is_a_short_error_saying_when_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # It used to show some 75 lines: run_sync, concurrent.futures, the dataclass's __init__...
+    monkeypatch.setattr(embedded, "_dispatcher", None)  # as in a fresh kernel: no engine yet
+    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "lots")
+    with pytest.raises(ValueError) as caught:  # a ValueError, as before
+        nb.Session().open("http://127.0.0.1:9/")
+    error = caught.value
+    assert isinstance(error, EnvironmentSettingError) and isinstance(error, HintedError)
+    assert str(error) == (
+        "PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes, at least 256 (0: no bound)"
+    )
+    assert error.hint == errors.RENDERER_MEMORY_SETTING_HINT and "kernel restart" in error.hint
+    assert error.__notes__ == [f"hint: {error.hint}"]
+    assert error.__context__ is None and error.__cause__ is None
+    assert _internal_frames(error) == ["session.py:call", "session.py:_run"]
+    rendered = "".join(error._render_traceback_())  # outside IPython: plain text, user frames only
+    assert str(PACKAGE_DIR) not in rendered and "concurrent" not in rendered
+    assert rendered.count('File "') == 1 and rendered.endswith(f"hint: {error.hint}\n")
+    # The engine has not started: corrected, the setting is read at the next use, no restart needed.
+    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "1024")
+    assert embedded.embedded_dispatcher().engine.config.renderer_memory_mb == 1024
+
+
+def test_a_server_reading_a_bad_setting_gets_it_without_the_notebooks_hint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PLASMATE_NB_RENDERER_MEMORY_MB", "100")
+    with pytest.raises(EnvironmentSettingError) as caught:
+        plasmate_nb.browser.EngineConfig()
+    assert caught.value.hint is None  # `plasmate-nb serve` prints the message alone
 
 
 # -- the session's own state -----------------------------------------------------------------------
