@@ -416,7 +416,17 @@ REPLAY_EXECUTION_HINT = (
     "on a server you start: --enable-replay-execution"
 )
 
+RENDERER_MEMORY_WORDS = _words_before(renderer_memory_passed(0), "0")
+
+# Scanned in order, first match wins: a text may hold another message as its reason. The refusal
+# after a crash names its cause (the memory bound's words) and says what became of the page; a
+# memory stop names the call (``Failed to fetch …: Navigation failed: the page passed …``).
 _TOOL_ERROR_HINTS = (
+    (PAGE_RELOADED_WORDS,
+     "the page was loaded again from its URL: s.scroll('down', 0) returns it as it is now; then act again"),
+    (PAGE_NOT_RELOADED_WORDS, "s.navigate(url) opens a page again (the site may be down: check it in a browser)"),
+    (RENDERER_MEMORY_WORDS,
+     "the session goes on at its last good URL; to allow more, restart the kernel with PLASMATE_NB_RENDERER_MEMORY_MB raised"),
     (_words_before(element_not_found(_SENTINEL), _SENTINEL),
      "use an id of the current page (page.elements lists them, page.find(...) picks one); "
      "ids change when the page does"),
@@ -438,9 +448,6 @@ _TOOL_ERROR_HINTS = (
      "the site answered with an error status; only the URL's origin is shown, on purpose: check the path you gave"),
     (FAILED_TO_FETCH_WORDS, "check the URL and that the site is up; the page is unchanged, so you can simply retry"),
     (INVALID_ARGUMENTS, "help() on the method shows its parameters, e.g. help(s.click)"),
-    (PAGE_RELOADED_WORDS,
-     "the page was loaded again from its URL: s.scroll('down', 0) returns it as it is now; then act again"),
-    (PAGE_NOT_RELOADED_WORDS, "s.navigate(url) opens a page again (the site may be down: check it in a browser)"),
     (REPLAY_EXECUTION_DISABLED, REPLAY_EXECUTION_HINT),
 )  # fmt: skip
 # Where a tool's failure makes a rule's hint untrue: open_page fails with no page to be unchanged.

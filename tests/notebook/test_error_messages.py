@@ -150,13 +150,20 @@ def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
         errors.missing_field("url"), errors.outbound_blocked(errors.scheme_not_allowed("ftp")),
         errors.outbound_blocked(errors.URL_HAS_CREDENTIALS),
         errors.failed_to_fetch("http://10.0.0.1/…", errors.outbound_blocked(errors.address_not_routable("10.0.0.1"))),
-        errors.page_reloaded(errors.PAGE_CRASHED),
         errors.page_not_reloaded(errors.PAGE_CRASHED), errors.evaluate_javascript_error("TypeError: x is null"),
-        errors.REPLAY_EXECUTION_DISABLED,
+        errors.REPLAY_EXECUTION_DISABLED, errors.page_reloaded(errors.PAGE_CRASHED),
+        errors.failed_to_fetch("http://x/…", errors.navigation_failed(errors.renderer_memory_passed(512))),
     ]  # fmt: skip
     hints = [errors.tool_error_hint(text) for text in samples]
     assert all(hints) and len(set(hints)) == len(hints)
     assert errors.tool_error_hint(errors.internal_error("click", "KeyError")) is None
+    # Texts holding the words of two entries get the one that says what happened to them.
+    memory, reloaded = hints[-1], hints[-2]
+    assert memory is not None and "last good URL" in memory and "restart the kernel" in memory
+    for during in (errors.action_failed("Click", errors.renderer_memory_passed(512)),
+                   errors.pipeline_error(errors.renderer_memory_passed(512))):  # fmt: skip
+        assert errors.tool_error_hint(during) == memory
+    assert errors.tool_error_hint(errors.page_reloaded(errors.renderer_memory_passed(512))) == reloaded
 
 
 def test_an_expression_that_threw_is_told_in_words_under_the_contracts_json() -> None:
