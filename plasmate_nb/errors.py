@@ -520,6 +520,42 @@ RENDERER_MEMORY_SETTING_HINT = (
     "at its first use: a later change needs a kernel restart"
 )
 
+# Reading exported traces (load_trace, load_traces, pnb.fleet, pnb.audit). The reasons name
+# the failure, never a value of the file: a trace file may hold page-derived text.
+NOT_AN_EXPORT = "not a plasmate.trace.v1 export"
+
+
+def cannot_read_file(reason: str, file: str | None = None) -> str:
+    """``reason`` is the system's (``No such file or directory``); ``file`` is the shown label."""
+    return f"cannot read the file {file} ({reason})" if file else f"cannot read the file ({reason})"
+
+
+def not_utf8(byte: int) -> str:
+    """``byte`` is the offset of the first byte that is not UTF-8."""
+    return f"not UTF-8 text (byte {byte})"
+
+
+def not_valid_json(reason: object) -> str:
+    """``reason`` is the strict reader's (:mod:`plasmate_nb.trace.json_text`): it quotes no value."""
+    return f"not valid JSON ({reason})"
+
+
+def required_field_missing(name: str) -> str:
+    return f"the required field {name!r} is missing"
+
+
+def export_finding(path: str, reason: str) -> str:
+    """What is wrong and where: the JSON path only inside the document (``$`` is the whole of it)."""
+    return reason if path == "$" else f"at {path}: {reason}"
+
+
+TRACE_EXPORT_HINT = (
+    "a plasmate.trace.v1 export is what a traced session writes: s.trace.export().to_json(path), "
+    "or after close() s.final_trace.to_json(path)"
+)
+TRACE_FILE_HINT = "check the path and that the file is readable; a relative path starts at os.getcwd()"
+TRACE_FOLDER_HINT = "load_trace reads one file; load_traces(folder) reads every *.json in a folder"
+
 CONNECT_FAILED = "could not connect to the MCP server"
 
 

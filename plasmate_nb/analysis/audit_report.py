@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from plasmate_nb import errors
 from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._html import box, cell, counted, table
@@ -245,9 +246,11 @@ def _path(path: Path) -> Iterator[_Document | _Unreadable]:
         return
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
-        yield _Unreadable(label, f"cannot read the file ({reason})")
+    except OSError as exc:  # load_trace's words, as fleet.problems and load_trace say it
+        yield _Unreadable(label, errors.cannot_read_file(exc.strerror or type(exc).__name__))
+        return
+    except UnicodeDecodeError as exc:
+        yield _Unreadable(label, errors.not_utf8(exc.start))
         return
     if path.suffix == ".jsonl":
         # Lines end at "\n" only: a JSON string may hold U+2028 or U+0085 raw, which splitlines() splits at.
@@ -264,7 +267,7 @@ def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:
     try:
         document = strict_loads(text)
     except JsonTextError as exc:  # a duplicate key could hide a value from the checks
-        yield _Unreadable(label, f"not valid JSON ({exc})")
+        yield _Unreadable(label, errors.not_valid_json(exc))
         return
     if isinstance(document, list):
         if not document:

@@ -84,8 +84,9 @@ class Fleet:
         self.folder = folder
         self._files = files
         self._omitted = omitted
-        #: Files that could not be read as exports: ``file`` and ``error`` (the JSON path and the
-        #: reason, as ``load_trace`` gives them), a ``ReadableFrame`` that shows each reason whole.
+        #: Files that could not be read as exports: ``file`` and ``error`` (what is wrong and,
+        #: inside the document, where: ``TraceFormatError.detail``), a ``ReadableFrame`` that shows
+        #: each reason whole.
         self.problems = ReadableFrame(problems)
 
     # -- queries --------------------------------------------------------------------------
@@ -456,8 +457,8 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
         rejected = scan(connection, files, kind="lean", on_batch=insert, progress=bar.update)
     problems: list[tuple[str, str]] = []
     for index, reason in rejected:
-        # Reasons found while reading (unreadable, not UTF-8) are phrased like load_trace's.
-        error = _reason(files[index]) if reason is None else f"$: {reason}"
+        # Reasons found while reading (unreadable, not UTF-8) are load_trace's (errors.py's) words.
+        error = _reason(files[index]) if reason is None else reason
         if error is None:
             omitted += 1
         else:
@@ -472,7 +473,7 @@ def _reason(path: Path) -> str | None:
     try:
         trace = load_trace(path)
     except TraceFormatError as error:
-        return f"{error.path}: {error.reason}"  # the file is named beside it
+        return error.detail  # the file is named beside it
     if isinstance(trace, FinalTraceOmitted):
         return None
-    return "$: DuckDB could not read a value of this export with its contract type; load_trace() reads it"
+    return "DuckDB could not read a value of this export with its contract type; load_trace() reads it"

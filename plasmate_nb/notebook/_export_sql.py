@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
 
+from plasmate_nb import errors
 from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import (
     ERROR_CLASSES,
@@ -224,13 +225,13 @@ def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple
         try:
             data = path.read_bytes()
         except OSError as exc:
-            problems.append((index, f"cannot read file ({exc.strerror})"))
+            problems.append((index, errors.cannot_read_file(exc.strerror or type(exc).__name__)))
             continue
         if not data.isascii():
             try:
                 data.decode("utf-8")
-            except UnicodeDecodeError:
-                problems.append((index, "not UTF-8 text"))
+            except UnicodeDecodeError as exc:
+                problems.append((index, errors.not_utf8(exc.start)))
                 continue
         indexes.append(index)
         contents.append(data)

@@ -16,6 +16,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
+from .. import errors
+from .._tracebacks import HintedError
 from ..trace.compact import file_label, utf8_len
 from ..trace.constants import SCHEMA
 from ..trace.json_text import strict_loads
@@ -73,10 +75,12 @@ def _payload_field(name: str, doc: str, owner: str) -> property:
     return property(get, doc=doc)
 
 
-class TraceFormatError(ValueError):
-    """A document is not a plasmate.trace.v1 export; ``path`` is the failing JSON path.
+class TraceFormatError(HintedError, ValueError):
+    """A document is not a plasmate.trace.v1 export, or its file cannot be read.
 
-    ``reason`` is what is wrong there; the message adds the file's name.
+    ``path`` is the failing JSON path (``$``, the whole document, when the file cannot be read
+    or parsed); ``reason`` is what is wrong there and ``detail`` both, as a sentence; the
+    message adds the file's name. The ``hint`` says what an export is, or to check the path.
 
     >>> try:
     ...     load_trace("not-a-trace.json")
@@ -88,7 +92,26 @@ class TraceFormatError(ValueError):
         self.path = path
         self.reason = message  # what is wrong there, without the file's name
         where = f" in {source}" if source else ""
-        super().__init__(f"not a plasmate.trace.v1 export{where}: {path}: {message}")
+        super().__init__(f"{errors.NOT_AN_EXPORT}{where}: {self.detail}")
+        self.with_hint(errors.TRACE_EXPORT_HINT)
+
+    @classmethod
+    def _unreadable(cls, failure: OSError, source: str) -> TraceFormatError:
+        """The file ``source`` cannot be read (``failure`` says why): said first, with its own hint."""
+        reason = failure.strerror or type(failure).__name__
+        error = cls.__new__(cls)
+        Exception.__init__(error, errors.cannot_read_file(reason, source))
+        error.path, error.reason = "$", errors.cannot_read_file(reason)
+        folder = isinstance(failure, IsADirectoryError)
+        return error.with_hint(errors.TRACE_FOLDER_HINT if folder else errors.TRACE_FILE_HINT)
+
+    @property
+    def detail(self) -> str:
+        """What is wrong and where, without the file's name (the path only inside the document).
+
+        >>> error.detail             # e.g. 'at $.events[3].sequence: sequences must increase ...'
+        """
+        return errors.export_finding(self.path, self.reason)
 
 
 def _counters_html(payload: dict[str, Any]) -> str:
@@ -430,9 +453,15 @@ def _raise_first_error(validator: jsonschema.Draft202012Validator, document: Any
     if error is not None:
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             message = _unexpected_keys(error.instance, error.schema)
+        elif error.validator == "required" and (missing := _REQUIRED.fullmatch(error.message)):
+            message = errors.required_field_missing(missing[1])
         else:
             message = _without_value(error.message, error.instance)
         raise TraceFormatError(error.json_path, message, source)
+
+
+#: jsonschema's message for a missing required property: the name is the schema's, not the file's.
+_REQUIRED = re.compile(r"'(\w+)' is a required property")
 
 
 def _unexpected_keys(instance: dict[str, Any], object_schema: Any) -> str:
@@ -532,13 +561,13 @@ def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
-            raise TraceFormatError("$", f"cannot read file ({exc.strerror})", label) from None
+            raise TraceFormatError._unreadable(exc, label) from None
         except UnicodeDecodeError as exc:
-            raise TraceFormatError("$", f"not UTF-8 text (byte {exc.start})", label) from None
+            raise TraceFormatError("$", errors.not_utf8(exc.start), label) from None
     try:
         return strict_loads(text), label
     except ValueError as exc:
-        raise TraceFormatError("$", f"invalid JSON ({exc})", label) from None
+        raise TraceFormatError("$", errors.not_valid_json(exc), label) from None
 
 
 def _unwrap_close_payload(document: Any) -> Any:
@@ -558,8 +587,9 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
     """Read one exported trace from a file path, JSON text or dict, validated against the schema.
 
     Accepts a ``trace_export`` answer, a final trace or a whole ``close_page`` answer; returns a
-    ``TraceExport`` (or a ``FinalTraceOmitted`` marker). ``TraceFormatError`` names the failing
-    JSON path. Needs no browser: this is the pure reader.
+    ``TraceExport`` (or a ``FinalTraceOmitted`` marker). ``TraceFormatError`` says what is wrong
+    and, inside the document, where (its JSON path), or that the file cannot be read. Needs no
+    browser: this is the pure reader.
 
     >>> export = load_trace("trace.json")
     >>> export.events()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -43,7 +44,11 @@ def test_a_file_that_is_not_an_export_under_such_a_name_is_a_named_problem(tmp_p
     (tmp_path / "ok.json").write_text(json.dumps(TraceLog(True).export(str(uuid.uuid4()))))
     problems = pnb.fleet(tmp_path).problems
     assert list(problems["file"]) == [SHOWN]
-    assert problems["error"].iloc[0] == "$: not UTF-8 text" and "\x1b" not in problems.to_string()
+    assert problems["error"].iloc[0] == "not UTF-8 text (byte 12)" and "\x1b" not in problems.to_string()
+    # pnb.audit and load_trace say it in the same words.
+    assert pnb.audit(tmp_path / HOSTILE).findings["message"].tolist() == ["not UTF-8 text (byte 12)"]
+    with pytest.raises(pnb.TraceFormatError, match=re.escape(": not UTF-8 text (byte 12)")):
+        pnb.load_trace(tmp_path / HOSTILE)
 
 
 def test_every_reader_takes_and_shows_such_a_name(tmp_path: Path) -> None:
@@ -78,7 +83,7 @@ def test_a_relative_path_that_starts_like_json_is_a_path(tmp_path: Path, monkeyp
     Path("[batch 1]").mkdir()
     Path("[batch 1]/a.json").write_text(Path("[run 1].json").read_text())
     assert pnb.audit("[batch 1]").documents == 1  # a folder is a path too
-    with pytest.raises(pnb.TraceFormatError, match=r"in JSON text: \$"):
+    with pytest.raises(pnb.TraceFormatError, match=r"in JSON text: an array of 2 items"):
         pnb.load_trace("[1, 2]")  # no such file: JSON text, as before
 
 

@@ -207,11 +207,20 @@ def test_malformed_files_are_reported_with_their_names(tmp_path: Path) -> None:
     fleet = pnb.fleet(tmp_path, progress=False)
     problems = fleet.problems.set_index("file")["error"]
     assert sorted(problems.index) == sorted(bad)
-    assert "invalid JSON" in problems["truncated.json"] and "not UTF-8" in problems["latin1.json"]
-    assert "next_sequence" in problems["counters.json"] and "sequence" in problems["sequence.json"]
-    # The file column names the file; the error says where in it and what, without repeating it.
+    assert (
+        problems["truncated.json"].startswith("not valid JSON (")
+        and problems["latin1.json"] == "not UTF-8 text (byte 13)"
+    )
+    assert problems["array.json"] == "an array of 3 items is not of type 'object'"
+    assert problems["counters.json"].startswith("at $.next_sequence: next_sequence - 1 must equal")
+    assert problems["sequence.json"].startswith("at $.events[") and "sequence" in problems["sequence.json"]
+    # The file column names the file; the error says what and, inside the document, where (as
+    # load_trace's message does after the file's name), without repeating the file.
     assert not any(name in problems[name] for name in bad)
-    assert all(error.startswith("$") for error in problems)
+    for name in bad:
+        with pytest.raises(pnb.TraceFormatError) as caught:
+            pnb.load_trace(tmp_path / name)
+        assert str(caught.value).endswith(f": {problems[name]}")
     assert fleet.totals["runs"] == 3 and fleet.totals["problems"] == len(bad)
     html = fleet._repr_html_()
     assert "Problem files" in html and "6 problem files" in html

@@ -36,6 +36,7 @@ from plasmate_nb.notebook._html import counted
 from plasmate_nb.notebook._session import SessionStateError, _with_http
 from plasmate_nb.server import HttpServer, ServerConfigError
 from plasmate_nb.tools import Dispatcher
+from plasmate_nb.trace import TraceLog
 from tests.scripted_engine import ScriptedEngine
 from tests.support import wait_until
 
@@ -260,6 +261,49 @@ def test_a_server_reading_a_bad_setting_gets_it_without_the_notebooks_hint(
     with pytest.raises(EnvironmentSettingError) as caught:
         plasmate_nb.browser.EngineConfig()
     assert caught.value.hint is None  # `plasmate-nb serve` prints the message alone
+
+
+# -- reading exports -------------------------------------------------------------------------------
+
+
+def test_a_missing_trace_file_says_so_first_and_stays_a_trace_format_error(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.json"
+    with pytest.raises(nb.TraceFormatError) as caught:  # what callers caught before, a ValueError
+        nb.load_trace(missing)
+    error = caught.value
+    assert str(error) == f"cannot read the file {missing} (No such file or directory)"
+    assert error.detail == error.reason == "cannot read the file (No such file or directory)"
+    assert isinstance(error, ValueError) and error.path == "$"
+    assert error.hint == errors.TRACE_FILE_HINT and "os.getcwd()" in error.hint
+    with pytest.raises(nb.TraceFormatError) as folder:
+        nb.load_traces([missing])
+    assert str(folder.value) == str(error)
+    rendered = "".join(error._render_traceback_())  # the user's frame, the message, the hint
+    assert str(PACKAGE_DIR) not in rendered and rendered.count('File "') == 1
+    assert rendered.endswith(f"TraceFormatError: {error}\nhint: {error.hint}\n")
+
+
+def test_a_document_that_is_not_an_export_says_where_in_it_and_what_one_is() -> None:
+    with pytest.raises(nb.TraceFormatError) as whole:
+        nb.load_trace('{"events": []}')
+    assert str(whole.value) == (
+        "not a plasmate.trace.v1 export in JSON text: the required field 'schema' is missing"
+    )
+    assert whole.value.path == "$" and whole.value.detail == "the required field 'schema' is missing"
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": "down", "pixels": 0, "targeted": False}, None, closed, closed, None, 1)
+    document = log.export("s_1")
+    document["events"][0]["sequence"] = 7
+    with pytest.raises(nb.TraceFormatError) as inside:
+        nb.load_trace(document)
+    assert str(inside.value) == (
+        "not a plasmate.trace.v1 export: at $.events[0].sequence: "
+        "sequences must increase and stay below next_sequence"
+    )
+    for error in (whole.value, inside.value):
+        assert error.hint == errors.TRACE_EXPORT_HINT and "to_json(path)" in error.hint
+        assert _internal_frames(error) and str(PACKAGE_DIR) not in "".join(error._render_traceback_())
 
 
 # -- the session's own state -----------------------------------------------------------------------

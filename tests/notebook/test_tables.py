@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import plasmate_nb.notebook as nb
+from plasmate_nb import errors
 from plasmate_nb.analysis import audit, compare
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook._tables import COMPACT_COLUMNS
@@ -103,11 +104,11 @@ def _broken(payload: dict, mutate) -> dict:
 @pytest.mark.parametrize(
     ("mutate", "path", "words"),
     [
-        (lambda d: d["events"][0].pop("outcome"), "$.events[0]", "'outcome' is a required property"),
+        (lambda d: d["events"][0].pop("outcome"), "$.events[0]", "the required field 'outcome' is missing"),
         (lambda d: d["events"][1]["before"].update(fingerprint="plasmate-state:v1:xyz"), "$.events[1].before.fingerprint", "does not match"),
         (lambda d: d["events"][2].update(action="teleport"), "$.events[2].action", "is not one of"),
         (lambda d: d["events"][1]["parameters"].update(text="leaked"), "$.events[1].parameters", "Additional properties"),
-        (lambda d: d["events"][3].update(outcome="error"), "$.events[3]", "'error_class' is a required property"),
+        (lambda d: d["events"][3].update(outcome="error"), "$.events[3]", "the required field 'error_class' is missing"),
         (lambda d: d.update(extra=1), "$", "Additional properties"),
         (lambda d: d.update(retained_events="6"), "$.retained_events", "is not of type 'integer'"),
         (lambda d: d.update(retained_events=5), "$.retained_events", "events has 6"),
@@ -117,7 +118,11 @@ def _broken(payload: dict, mutate) -> dict:
 def test_load_trace_rejects_malformed_documents_naming_the_path(export, mutate, path, words) -> None:
     with pytest.raises(nb.TraceFormatError) as caught:
         nb.load_trace(_broken(export.payload, mutate))
-    assert caught.value.path == path and path in str(caught.value) and words in str(caught.value)
+    error = caught.value
+    assert error.path == path and words in str(error)
+    # The path is shown where it says where in the document: not for the document as a whole.
+    assert f"at {path}: " in str(error) if path != "$" else "$" not in str(error)
+    assert error.hint == errors.TRACE_EXPORT_HINT
 
 
 @pytest.mark.parametrize(
@@ -138,11 +143,13 @@ def test_load_trace_names_the_broken_value_without_quoting_it(export, leak) -> N
 
 
 def test_load_trace_rejects_non_json_and_missing_files(tmp_path: Path) -> None:
-    with pytest.raises(nb.TraceFormatError, match=r"JSON text: \$: invalid JSON"):
+    with pytest.raises(nb.TraceFormatError, match=r"in JSON text: not valid JSON \("):
         nb.load_trace("{not json")
-    with pytest.raises(nb.TraceFormatError, match=r"cannot read file"):
+    with pytest.raises(nb.TraceFormatError, match=r"^cannot read the file .*absent\.json \(No such file"):
         nb.load_trace(tmp_path / "absent.json")
-    with pytest.raises(nb.TraceFormatError, match=r"\$: .* is not of type 'object'"):
+    with pytest.raises(
+        nb.TraceFormatError, match=r"in JSON text: an array of 2 items is not of type 'object'\n"
+    ):
         nb.load_trace("[1, 2]")
 
 
@@ -178,7 +185,7 @@ def test_every_reader_refuses_json_python_would_read_loosely(export, tmp_path: P
     path = tmp_path / "loose.json"
     path.write_text(edit(json.dumps(export.payload, separators=(",", ":"))))
     for read in (nb.load_trace, lambda p: nb.load_traces([p]), lambda p: compare(p, p)):
-        with pytest.raises(nb.TraceFormatError, match=re.escape(f"{path}: $: invalid JSON ({why}")):
+        with pytest.raises(nb.TraceFormatError, match=re.escape(f"{path}: not valid JSON ({why}")):
             read(path)
     report = audit(path)
     assert (report.documents, report.unreadable) == (0, 1)
@@ -240,7 +247,7 @@ def test_a_surrogate_pair_escape_is_one_character(export) -> None:
 
 def test_json_text_holding_a_raw_lone_surrogate_is_refused(export) -> None:
     text = json.dumps(export.payload, ensure_ascii=False).replace('"role": "', '"role": "\ud800', 1)
-    with pytest.raises(nb.TraceFormatError, match=r"JSON text: \$: invalid JSON \(a lone surrogate"):
+    with pytest.raises(nb.TraceFormatError, match=r"JSON text: not valid JSON \(a lone surrogate"):
         nb.load_trace(text)
 
 
@@ -258,7 +265,7 @@ def test_schema_valid_values_the_fast_path_takes_too(export, tmp_path: Path) -> 
 def test_a_file_that_is_not_utf8_names_itself(tmp_path: Path) -> None:
     path = tmp_path / "latin1.json"
     path.write_bytes('{"schema": "plasmate.trace.v1", "x": "caf\xe9"}'.encode("latin-1"))
-    with pytest.raises(nb.TraceFormatError, match=re.escape(f"{path}: $: not UTF-8 text (byte 41)")):
+    with pytest.raises(nb.TraceFormatError, match=re.escape(f"{path}: not UTF-8 text (byte 41)")):
         nb.load_trace(path)
 
 
