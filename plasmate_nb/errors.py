@@ -496,6 +496,20 @@ def missing_scheme_hint(suggestion: str) -> str:
 
 
 FIND_HINT = "page.elements lists every element; find(..., contains=True) matches part of a label or text"
+FIND_NEEDS_CRITERIA = "find() needs at least one of role=, label=, text="
+FIND_CRITERIA_HINT = (
+    'e.g. page.find(label="Email") or page.find(role="button", text="Sign in"); page.elements shows '
+    "each element's role, label and text"
+)
+
+
+def unknown_replay_code(code: str, known: tuple[str, ...]) -> str:
+    return f"unknown replay code {code!r}: explain() knows {', '.join(known)}"
+
+
+EXPLAIN_HINT = (
+    "codes come from a plan: pnb.explain(plan.drift), or the drift column of s.replay_validate_all()"
+)
 NO_SESSION = "no open browser session"
 
 

@@ -254,7 +254,7 @@ class Page:
         >>> page.find(role="button", text="sign", contains=True)
         """
         if role is None and label is None and text is None:
-            raise TypeError("find() needs at least one of role=, label=, text=")
+            raise MissingCriteria(errors.FIND_NEEDS_CRITERIA).with_hint(errors.FIND_CRITERIA_HINT)
         found = self.find_all(role, label, text, contains=contains)
         query = _describe_query(role, label, text, contains)
         if len(found) == 1:
@@ -305,6 +305,13 @@ def _describe_option(option: dict[str, Any]) -> str:
 
 def _describe(e: Element) -> str:
     return f"{e.id} ({e.role}, label={e.label!r}, text={e.text!r})"
+
+
+class MissingCriteria(HintedError, TypeError):
+    """``find`` was called without role=, label= or text=: nothing to match.
+
+    >>> page.find(label="Email")   # what it needs
+    """
 
 
 class ElementNotFound(HintedError, LookupError):

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .. import errors
+from .._tracebacks import HintedError
 from ..client.base import ToolError
 from ..errors import REPLAY_NOT_EXECUTED_PREFIX
 from ..trace.constants import (
@@ -189,6 +191,13 @@ class Explanation:
         return box(f"Replay code {self.code}", body)
 
 
+class UnknownReplayCode(HintedError, ValueError):
+    """``explain`` was given a code it does not know; the message lists those it does.
+
+    >>> pnb.explain(plan.drift)   # a code a plan gives
+    """
+
+
 def explain(code: str) -> Explanation:
     """What a replay drift code (or ``confirmation_required``) means, in plain words, and what to do.
 
@@ -209,8 +218,8 @@ def explain(code: str) -> Explanation:
         )
         code = STATUS_CONFIRMATION_REQUIRED
     else:
-        known = ", ".join((*DRIFT_CODES, *EXECUTION_REFUSAL_MESSAGES, STATUS_CONFIRMATION_REQUIRED))
-        raise ValueError(f"unknown replay code {code!r}: explain() knows {known}")
+        known = (*DRIFT_CODES, *EXECUTION_REFUSAL_MESSAGES, STATUS_CONFIRMATION_REQUIRED)
+        raise UnknownReplayCode(errors.unknown_replay_code(code, known)).with_hint(errors.EXPLAIN_HINT)
     return Explanation(code, status, words.check, words.failed, words.meaning, words.what_to_do, message)
 
 

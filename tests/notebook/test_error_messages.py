@@ -332,6 +332,31 @@ def test_find_errors_have_a_hint_and_stay_lookup_errors(session: nb.Session) -> 
     assert isinstance(caught.value, nb.ElementNotFound) and caught.value.hint == errors.FIND_HINT
 
 
+def test_find_without_criteria_names_them_and_stays_a_type_error() -> None:
+    page = nb.Page({"regions": [{"elements": [{"id": "e_1", "role": "button", "text": "Go"}]}]})
+    with pytest.raises(TypeError) as caught:
+        page.find()
+    error = caught.value
+    assert (
+        isinstance(error, HintedError) and str(error) == "find() needs at least one of role=, label=, text="
+    )
+    assert error.hint == errors.FIND_CRITERIA_HINT and "page.find(label=" in error.hint
+    rendered = "".join(error._render_traceback_())  # no page.py frame, with its source and docstring
+    assert str(PACKAGE_DIR) not in rendered and rendered.count('File "') == 1
+
+
+def test_explain_of_an_unknown_code_says_where_codes_come_from_and_stays_a_value_error() -> None:
+    with pytest.raises(ValueError) as caught:
+        nb.explain("no_such_code")
+    error = caught.value
+    assert isinstance(error, HintedError) and str(error).startswith(
+        "unknown replay code 'no_such_code': explain() knows cross_session, "
+    )
+    assert error.hint == errors.EXPLAIN_HINT and "replay_validate_all()" in error.hint
+    rendered = "".join(error._render_traceback_())
+    assert str(PACKAGE_DIR) not in rendered and rendered.count('File "') == 1
+
+
 def test_user_frames_stop_at_the_first_package_frame() -> None:
     def user_callback() -> None:
         raise HintedError("from a user's callback")
