@@ -1,7 +1,8 @@
 """Errors as a notebook user meets them, in a real kernel (nbclient): short, no internals, a hint.
 
-One kernel runs every cell (kernels are slow to start). Each mistake is a cell of its own;
-its error output must show the user's cell and the cause only: at most five frames, none in
+One kernel runs every cell (kernels are slow to start). Each mistake is a cell of its own (a bad
+setting of the embedded engine comes before the cell that starts it); its error output must
+show the user's cell and the cause only: at most five frames, none in
 plasmate_nb, and a ``hint:`` line. Connecting with a wrong token or without ``/mcp`` must say
 so, against a real MCP server over streamable HTTP (the one ``pnb.serve()`` embeds).
 """
@@ -27,8 +28,18 @@ FRAME = re.compile(r"^(Cell In\[\d+\], line \d+|File \S+)", re.M)
 SECRET_PATH = "secret-path-7f3a"
 UNKNOWN_OPTION = "Platinum-9c1e"
 
+#: Mistakes made before the embedded engine starts: run first, then SETUP starts it.
+BEFORE_SETUP = {
+    "bad memory setting": (
+        "import os\nimport plasmate_nb as pnb\n"
+        'os.environ["PLASMATE_NB_RENDERER_MEMORY_MB"] = "lots"\n'
+        'pnb.Session().open("http://127.0.0.1:9/")'
+    ),
+}
 SETUP = """
+import os
 import plasmate_nb as pnb
+os.environ.pop("PLASMATE_NB_RENDERER_MEMORY_MB", None)  # corrected: read again, as the engine never started
 site = pnb.DemoSite().start()
 server = pnb.serve()
 s = pnb.Session()
@@ -49,22 +60,26 @@ MISTAKES = {
     "missing command": 'pnb.Session.connect(command=["plasmate-nb-missing", "serve"]).open(site.url("/"))',
     "after close": "s.close()\ns.trace.events()",
     "port in use": "pnb.serve(port=int(server.url.rsplit(':', 1)[1].removesuffix('/mcp')))",
+    "missing trace file": 'pnb.load_trace("/nonexistent/trace.json")',
+    "not an export": """pnb.load_trace('{"events": []}')""",
+    "unknown replay code": 'pnb.explain("no_such_code")',
+    "find without criteria": "page.find()",
 }
 
 
 def _run_cells(env: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """Run SETUP then every mistake in one kernel; each mistake's error output, by name."""
-    cells = [
-        nbformat.v4.new_code_cell(SETUP),
-        *(nbformat.v4.new_code_cell(code) for code in MISTAKES.values()),
-    ]
-    notebook = nbformat.v4.new_notebook(cells=cells)
+    """Run the mistakes before SETUP, SETUP, then every other mistake in one kernel; each
+    mistake's error output, by name."""
+    mistakes = {**BEFORE_SETUP, **MISTAKES}
+    codes = [*BEFORE_SETUP.values(), SETUP, *MISTAKES.values()]
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code) for code in codes])
     client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3", allow_errors=True)
     client.execute(env=env)
-    setup_errors = [o for o in notebook.cells[0].outputs if o["output_type"] == "error"]
+    setup = notebook.cells.pop(len(BEFORE_SETUP))
+    setup_errors = [o for o in setup.outputs if o["output_type"] == "error"]
     assert not setup_errors, setup_errors
     found = {}
-    for name, cell in zip(MISTAKES, notebook.cells[1:], strict=True):
+    for name, cell in zip(mistakes, notebook.cells, strict=True):
         errors = [o for o in cell.outputs if o["output_type"] == "error"]
         assert len(errors) == 1, f"{name}: {cell.outputs}"
         found[name] = errors[0]
@@ -100,3 +115,19 @@ def test_mistakes_in_a_kernel_show_a_short_traceback_with_a_hint(jupyter_env: di
     assert outputs["port in use"]["ename"] == "ServerConfigError"
     assert "Address already in use; choose another port" in outputs["port in use"]["evalue"]
     assert "call stop() on that server first" in texts["port in use"]
+    assert outputs["bad memory setting"]["ename"] == "EnvironmentSettingError"
+    assert outputs["bad memory setting"]["evalue"] == (
+        "PLASMATE_NB_RENDERER_MEMORY_MB must be a whole number of megabytes, at least 256 (0: no bound)"
+    )
+    assert "kernel restart" in texts["bad memory setting"]
+    assert outputs["missing trace file"]["ename"] == "TraceFormatError"
+    assert outputs["missing trace file"]["evalue"] == (
+        "cannot read the file /nonexistent/trace.json (No such file or directory)"
+    )
+    assert "os.getcwd()" in texts["missing trace file"]
+    assert outputs["not an export"]["evalue"].endswith(": the required field 'schema' is missing")
+    assert "to_json(path)" in texts["not an export"]
+    assert outputs["unknown replay code"]["ename"] == "UnknownReplayCode"
+    assert "replay_validate_all()" in texts["unknown replay code"]
+    assert outputs["find without criteria"]["ename"] == "MissingCriteria"
+    assert 'page.find(label="Email")' in texts["find without criteria"]
