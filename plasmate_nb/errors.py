@@ -450,8 +450,13 @@ _TOOL_ERROR_HINTS = (
     (INVALID_ARGUMENTS, "help() on the method shows its parameters, e.g. help(s.click)"),
     (REPLAY_EXECUTION_DISABLED, REPLAY_EXECUTION_HINT),
 )  # fmt: skip
-# Where a tool's failure makes a rule's hint untrue: open_page fails with no page to be unchanged.
-_TOOL_HINTS: dict[tuple[str | None, str], str] = {("open_page", FAILED_TO_FETCH_WORDS): OPEN_FAILED_HINT}
+# Where a tool's failure makes a rule's hint untrue: open_page fails with no page to be unchanged
+# and no session to go on.
+_TOOL_HINTS: dict[tuple[str | None, str], str] = {
+    ("open_page", FAILED_TO_FETCH_WORDS): OPEN_FAILED_HINT,
+    ("open_page", RENDERER_MEMORY_WORDS):
+        "nothing was opened; to allow more, restart the kernel with PLASMATE_NB_RENDERER_MEMORY_MB raised",
+}  # fmt: skip
 
 
 def tool_error_hint(message: str, tool: str | None = None) -> str | None:

@@ -165,6 +165,10 @@ def test_every_hinted_tool_error_is_found_by_its_own_text() -> None:
                    errors.pipeline_error(errors.renderer_memory_passed(512))):  # fmt: skip
         assert errors.tool_error_hint(during) == memory
     assert errors.tool_error_hint(errors.page_reloaded(errors.renderer_memory_passed(512))) == reloaded
+    opening = errors.failed_to_fetch(
+        "http://x/…", errors.navigation_failed(errors.renderer_memory_passed(512))
+    )
+    assert errors.tool_error_hint(opening, "open_page").startswith("nothing was opened; to allow more")
 
 
 def test_an_expression_that_threw_is_told_in_words_under_the_contracts_json() -> None:
@@ -222,7 +226,7 @@ def test_replay_execution_off_says_how_a_notebook_user_turns_it_on(session: nb.S
 
 def test_every_tool_error_hint_is_one_short_line() -> None:
     # Read at 1000 px in JupyterLab, where a long line wraps mid-word.
-    for hint in [*(hint for _words, hint in errors._TOOL_ERROR_HINTS), errors.OPEN_FAILED_HINT]:
+    for hint in [*(hint for _words, hint in errors._TOOL_ERROR_HINTS), *errors._TOOL_HINTS.values()]:
         assert "\n" not in hint and len(hint) <= 120, hint
 
 
