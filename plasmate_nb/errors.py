@@ -501,6 +501,13 @@ def missing_scheme_hint(suggestion: str) -> str:
 
 
 FIND_HINT = "page.elements lists every element; find(..., contains=True) matches part of a label or text"
+
+
+def find_suggestion_hint(call: str) -> str:
+    """``call`` is the ``page.find(...)`` that finds the closest element (page text, as the message shows)."""
+    return f"did you mean {call}?"
+
+
 FIND_NEEDS_CRITERIA = "find() needs at least one of role=, label=, text="
 FIND_CRITERIA_HINT = (
     'e.g. page.find(label="Email") or page.find(role="button", text="Sign in"); page.elements shows '

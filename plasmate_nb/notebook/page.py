@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -99,6 +100,25 @@ def _iter_elements(elements: list[dict[str, Any]], region: str | None) -> Iterat
 
 #: How many options an unknown-option hint lists before it says how many more there are.
 MAX_LISTED_OPTIONS = 12
+#: ``ElementNotFound`` lists this many nearest elements, one line each, with at most this much of a name.
+MAX_NEAREST = 3
+NEAREST_NAME_CHARS = 32
+#: A find error repeats what was asked, each value cut to this many characters.
+QUERY_VALUE_CHARS = 40
+#: How alike (difflib's ratio, case and spacing folded) a role, label or text must be to be suggested.
+SUGGESTION_CUTOFF = 0.6
+#: A hint is one line of at most this many characters; a longer suggested value is cut to its
+#: first words (up to this many characters) and found with ``contains=True``.
+MAX_HINT_CHARS = 120
+SUGGESTED_WORDS_CHARS = 40
+#: Likeness below this is not worked out exactly (nothing that unlike is near).
+NEAR_FLOOR = 0.3
+#: The nearest elements listed are first those of the role asked for, and without a role asked
+#: for, elements a user acts on before the text around them.
+ROLE_PREFERENCE = 0.5
+INTERACTIVE_PREFERENCE = 0.2
+#: A label asked for as text (or the other way round) counts this much of its likeness.
+OTHER_FIELD_WEIGHT = 0.9
 
 
 def _shown(value: Any) -> Any:
@@ -248,7 +268,8 @@ class Page:
         """The one element matching all the given criteria; ``ElementNotFound`` / ``AmbiguousElement`` otherwise.
 
         Matching is case-insensitive and exact unless ``contains=True``; the errors list the
-        nearest elements or every match.
+        nearest elements (and, when one is close, the call that finds it: ``did you mean
+        page.find(label='Email')?``) or every match.
 
         >>> page.find(label="Email")
         >>> page.find(role="button", text="sign", contains=True)
@@ -256,21 +277,73 @@ class Page:
         if role is None and label is None and text is None:
             raise MissingCriteria(errors.FIND_NEEDS_CRITERIA).with_hint(errors.FIND_CRITERIA_HINT)
         found = self.find_all(role, label, text, contains=contains)
-        query = _describe_query(role, label, text, contains)
+        query = _describe_query(role, label, text, contains, clip=QUERY_VALUE_CHARS)
         if len(found) == 1:
             return found[0]
         if found:
             raise AmbiguousElement(query, found)
-        raise ElementNotFound(query, self._near_matches(role, label or text or ""))
+        criteria = {k: v for k, v in (("role", role), ("label", label), ("text", text)) if v is not None}
+        likeness = _Likeness(contains)
+        suggestion = self._suggestion(criteria, likeness)
+        near = self._nearest(criteria, likeness, suggestion[1] if suggestion else None)
+        raise ElementNotFound(query, near, suggestion[0] if suggestion else None)
 
-    def _near_matches(self, role: str | None, wanted: str) -> list[Element]:
-        def score(e: Element) -> float:
-            name = _fold(e.label or e.text)
-            ratio = difflib.SequenceMatcher(None, _fold(wanted), name).ratio() if wanted else 0.0
-            return ratio + (0.5 if role is not None and e.role == role else 0.0)
+    def _nearest(self, criteria: dict[str, str], likeness: _Likeness, first: Element | None) -> list[Element]:
+        """The ``MAX_NEAREST`` named elements closest to ``criteria``, ``first`` (the suggested one) first."""
 
-        ranked = sorted(self.element_list, key=score, reverse=True)
-        return [e for e in ranked if e.label or e.text][:5]
+        def closeness(e: Element) -> float:
+            wanted = [(f, v) for f, v in criteria.items() if f != "role"]
+            if not wanted:  # role only: how close the role's name is
+                return likeness.of(criteria["role"], e.role)
+            ratio = sum(likeness.name(e, f, v) for f, v in wanted) / len(wanted)
+            role = criteria.get("role")
+            return ratio + _preference(e, role) + (ROLE_PREFERENCE if e.role == role else 0.0)
+
+        named = [e for e in self.element_list if (e.label or e.text) and e is not first]
+        ranked = heapq.nlargest(MAX_NEAREST - (first is not None), named, key=closeness)  # stable
+        return ([first] if first is not None else []) + ranked
+
+    def _suggestion(self, criteria: dict[str, str], likeness: _Likeness) -> tuple[str, Element] | None:
+        """The call (and the element it finds) closest to ``criteria`` with one of them corrected.
+
+        Each criterion in turn is taken as the mistake: among the elements matching the others
+        (so of the role asked for, if the role is not the mistake), the one whose role, label or
+        text (a label asked for as text too, and the other way round) is closest by
+        :mod:`difflib`'s ratio, at least ``SUGGESTION_CUTOFF``; a wrong role next to a label or
+        text that matches needs no likeness. Without a role asked for, interactive elements come
+        before paragraphs and headings. The call adds the element's role when it would
+        otherwise match several.
+        """
+        contains = likeness.contains
+        best: tuple[float, dict[str, str], Element] | None = None
+        for mistaken, wanted in criteria.items():
+            others = {f: v for f, v in criteria.items() if f != mistaken}
+            for e in self.find_all(**others, contains=contains):
+                for fixed, score in likeness.corrections(e, mistaken, wanted, others):
+                    score += _preference(e, criteria.get("role"))
+                    if best is None or score > best[0]:
+                        best = (score, fixed, e)
+        if best is None:
+            return None
+        _, fixed, e = best
+        if "role" not in fixed and len(self.find_all(**fixed, contains=contains)) > 1:
+            fixed = {"role": e.role, **fixed}  # e.g. a button and a heading both say "Sign in"
+        call = _find_call(fixed, contains)
+        if len(errors.find_suggestion_hint(call)) > MAX_HINT_CHARS:
+            shortened = self._shortened_call(fixed, e)
+            return (shortened, e) if shortened else None
+        return call, e
+
+    def _shortened_call(self, fixed: dict[str, str], e: Element) -> str | None:
+        """A call finding ``e`` by the first words of its long label or text (``contains=True``)."""
+        short = {f: _first_words(v, SUGGESTED_WORDS_CHARS) if f != "role" else v for f, v in fixed.items()}
+        call = _find_call(short, True)
+        if (
+            self.find_all(**short, contains=True) != [e]
+            or len(errors.find_suggestion_hint(call)) > MAX_HINT_CHARS
+        ):
+            return None
+        return call
 
     def _element_rows(self) -> list[tuple[Any, ...]]:
         return [(e.id, e.role, e.label, e.text, ", ".join(e.actions), e.region) for e in self.element_list]
@@ -292,8 +365,15 @@ class Page:
         return "\n".join(lines)
 
 
-def _describe_query(role: str | None, label: str | None, text: str | None, contains: bool) -> str:
-    parts = [f"{k}={v!r}" for k, v in (("role", role), ("label", label), ("text", text)) if v is not None]
+def _describe_query(
+    role: str | None, label: str | None, text: str | None, contains: bool, clip: int | None = None
+) -> str:
+    """``role='button', text='Sign in'``; with ``clip``, each value cut to that many characters."""
+    parts = [
+        f"{k}={(v if clip is None else _clip(v, clip))!r}"
+        for k, v in (("role", role), ("label", label), ("text", text))
+        if v is not None
+    ]
     return ", ".join(parts) + (", contains=True" if contains else "")
 
 
@@ -307,6 +387,109 @@ def _describe(e: Element) -> str:
     return f"{e.id} ({e.role}, label={e.label!r}, text={e.text!r})"
 
 
+_OTHER_FIELD = {"label": "text", "text": "label"}
+
+
+def _preference(e: Element, role: str | None) -> float:
+    return INTERACTIVE_PREFERENCE if role is None and e.actions else 0.0
+
+
+class _Likeness:
+    """How alike what ``find`` asked for is to an element's role, label or text (difflib's ratio,
+    case and spacing folded; with ``contains``, the best ratio against any run of as many words).
+
+    Ratios below ``NEAR_FLOOR`` are not worked out: an upper bound under it stands in (ranking
+    the elements that are not near at all needs no precision), which keeps a miss on a page of
+    thousands of elements fast. Each pair is worked out once per failed ``find``.
+    """
+
+    def __init__(self, contains: bool) -> None:
+        self.contains = contains
+        self._known: dict[tuple[str, str], float] = {}
+
+    def of(self, wanted: str, actual: str | None) -> float:
+        if actual is None:
+            return 0.0
+        key = (wanted, actual)
+        if key not in self._known:
+            folded, against = _fold(wanted), _fold(actual)
+            best = _ratio(folded, against)
+            if self.contains:
+                words, count = against.split(), max(1, len(folded.split()))
+                for start in range(len(words) - count + 1):
+                    best = max(best, _ratio(folded, " ".join(words[start : start + count])))
+            self._known[key] = best
+        return self._known[key]
+
+    def name(self, e: Element, field: str, wanted: str) -> float:
+        """How alike ``wanted`` is to ``e``'s ``field`` (label or text), or less, to its other one."""
+        return max(
+            self.of(wanted, getattr(e, field)),
+            OTHER_FIELD_WEIGHT * self.of(wanted, getattr(e, _OTHER_FIELD[field])),
+        )
+
+    def corrections(
+        self, e: Element, mistaken: str, wanted: str, others: dict[str, str]
+    ) -> Iterator[tuple[dict[str, str], float]]:
+        """The criteria with ``mistaken`` corrected to ``e``'s value, and how likely that is the fix."""
+        if mistaken == "role":
+            ratio = self.of(wanted, e.role)
+            if others or ratio >= SUGGESTION_CUTOFF:  # a wrong role beside a matching label or text
+                yield {"role": e.role, **others}, ratio
+            return
+        for field, weight in ((mistaken, 1.0), (_OTHER_FIELD[mistaken], OTHER_FIELD_WEIGHT)):
+            value = getattr(e, field)
+            if value is None or (field != mistaken and field in others):
+                continue
+            ratio = self.of(wanted, value)
+            if ratio >= SUGGESTION_CUTOFF:
+                yield {**others, field: " ".join(value.split())}, weight * ratio
+
+
+def _ratio(a: str, b: str) -> float:
+    """difflib's ratio of ``a`` and ``b``, or an upper bound of it below ``NEAR_FLOOR``."""
+    matcher = difflib.SequenceMatcher(None, a, b)
+    for bound in (matcher.real_quick_ratio, matcher.quick_ratio):
+        upper = bound()
+        if upper < NEAR_FLOOR:
+            return upper
+    return matcher.ratio()
+
+
+def _find_call(criteria: dict[str, str], contains: bool) -> str:
+    role, label, text = (criteria.get(f) for f in ("role", "label", "text"))
+    return f"page.find({_describe_query(role, label, text, contains)})"
+
+
+def _first_words(value: str, limit: int) -> str:
+    """The first words of ``value`` within ``limit`` characters (at least one word)."""
+    words = value.split()
+    kept = words[:1]
+    for word in words[1:]:
+        if len(" ".join([*kept, word])) > limit:
+            break
+        kept.append(word)
+    return " ".join(kept)
+
+
+def _clip(value: str, limit: int) -> str:
+    value = " ".join(value.split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _nearest_lines(near: list[Element]) -> list[str]:
+    """One short line per element: id, role, and its label (else its text), cut to a few words."""
+    id_width = max(len(e.id) for e in near)
+    role_width = max(len(e.role) for e in near)
+    lines = []
+    for e in near:
+        field, value = ("label", e.label) if e.label else ("text", e.text or "")
+        lines.append(
+            f"  {e.id:<{id_width}}  {e.role:<{role_width}}  {field}={_clip(value, NEAREST_NAME_CHARS)!r}"
+        )
+    return lines
+
+
 class MissingCriteria(HintedError, TypeError):
     """``find`` was called without role=, label= or text=: nothing to match.
 
@@ -315,19 +498,28 @@ class MissingCriteria(HintedError, TypeError):
 
 
 class ElementNotFound(HintedError, LookupError):
-    """No element matched ``find``; the message lists the nearest elements.
+    """No element matched ``find``; the message lists the (at most three) nearest elements.
+
+    ``suggestion`` is the call that finds the closest one, with the misspelled criterion
+    corrected (the hint says ``did you mean page.find(label='Email')?``), or None when nothing
+    is close.
 
     >>> try:
     ...     page.find(label="Emial")
     ... except ElementNotFound as error:
+    ...     error.suggestion      # "page.find(label='Email')"
     ...     error.near            # the closest elements, to pick from
     """
 
-    def __init__(self, query: str, near: list[Element]) -> None:
+    def __init__(self, query: str, near: list[Element], suggestion: str | None = None) -> None:
         self.near = near
-        hint = "; ".join(_describe(e) for e in near) or "the page has no labelled elements"
-        super().__init__(f"no element matches {query}. Nearest: {hint}")
-        self.with_hint(errors.FIND_HINT)
+        self.suggestion = suggestion
+        if near:
+            message = "\n".join([f"no element matches {query}; the nearest:", *_nearest_lines(near)])
+        else:
+            message = f"no element matches {query}; the page has no labelled elements"
+        super().__init__(message)
+        self.with_hint(errors.find_suggestion_hint(suggestion) if suggestion else errors.FIND_HINT)
 
 
 class AmbiguousElement(HintedError, LookupError):

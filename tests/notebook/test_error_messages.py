@@ -330,10 +330,93 @@ def test_after_close_the_error_points_to_the_final_trace(transport: Transport, l
     assert len(s.final_trace.events()) > 0  # where the hint points
 
 
-def test_find_errors_have_a_hint_and_stay_lookup_errors(session: nb.Session) -> None:
+def _not_found(page: nb.Page, **criteria: object) -> nb.ElementNotFound:
     with pytest.raises(LookupError) as caught:
-        session.page.find(label="Pasword")
-    assert isinstance(caught.value, nb.ElementNotFound) and caught.value.hint == errors.FIND_HINT
+        page.find(**criteria)  # type: ignore[arg-type]
+    assert isinstance(caught.value, nb.ElementNotFound)
+    return caught.value
+
+
+def _page(*elements: dict[str, object]) -> nb.Page:
+    return nb.Page({"regions": [{"role": "main", "elements": list(elements)}]})
+
+
+def test_a_misspelled_label_says_did_you_mean_with_the_text_input_first(session: nb.Session) -> None:
+    # The login page has a paragraph "Email" before the text input labelled "Email".
+    error = _not_found(session.page, label="Emial")
+    assert (
+        error.hint
+        == "did you mean page.find(label='Email')?"
+        == errors.find_suggestion_hint(error.suggestion)
+    )
+    assert eval(error.suggestion, {"page": session.page}) == error.near[0]  # the call works as shown
+    lines = str(error).splitlines()
+    assert lines[0] == "no element matches label='Emial'; the nearest:"
+    assert lines[1].split() == [error.near[0].id, "text_input", "label='Email'"]
+    assert len(error.near) == 3 and len(lines) == 4 and all(len(line) <= 80 for line in lines)
+    assert error.__notes__ == [f"hint: {error.hint}"]
+
+
+@pytest.mark.parametrize(
+    ("criteria", "suggestion"),
+    [
+        ({"label": "Pasword"}, "page.find(label='Password')"),
+        ({"role": "button", "text": "Sing in"}, "page.find(role='button', text='Sign in')"),
+        ({"role": "buton"}, "page.find(role='button')"),  # the role was misspelled
+        ({"role": "link", "label": "Email"}, "page.find(role='text_input', label='Email')"),  # wrong role
+        ({"text": "Sing in"}, "page.find(role='button', text='Sign in')"),  # the heading too: role added
+        ({"text": "Emial"}, "page.find(label='Email')"),  # the control, not the paragraph
+        ({"label": "remembr", "contains": True}, "page.find(label='Remember me', contains=True)"),
+    ],
+)
+def test_find_suggests_the_closest_call_that_finds_it(
+    session: nb.Session, criteria: dict[str, object], suggestion: str
+) -> None:
+    error = _not_found(session.page, **criteria)
+    assert error.suggestion == suggestion and error.hint == f"did you mean {suggestion}?"
+    assert eval(suggestion, {"page": session.page}) == error.near[0]
+
+
+def test_find_without_a_close_match_lists_the_nearest_and_points_to_page_elements(
+    session: nb.Session,
+) -> None:
+    error = _not_found(session.page, label="Zzyzx")
+    assert error.suggestion is None and error.hint == errors.FIND_HINT
+    assert str(error).startswith("no element matches label='Zzyzx'; the nearest:\n")
+    assert len(str(error).splitlines()) == 4
+    empty = _not_found(_page(), label="Email")
+    assert str(empty) == "no element matches label='Email'; the page has no labelled elements"
+
+
+def test_find_keeps_long_page_text_to_one_short_line_and_one_line_hint() -> None:
+    long_text = "Terms and conditions " + "lorem ipsum dolor sit amet " * 20
+    page = _page(
+        {"id": "e_p", "role": "paragraph", "text": long_text},
+        {"id": "e_b", "role": "button", "text": long_text + " I agree", "actions": ["click"]},
+        {"id": "e_i", "role": "text_input", "label": "Email", "actions": ["type"]},
+    )
+    error = _not_found(page, role="button", text="Terms and condtions " + "lorem ipsum dolor sit amet " * 20)
+    first, *nearest = str(error).splitlines()
+    assert len(first) <= 100 and all(len(line) <= 80 for line in nearest) and "…" in str(error)
+    assert error.hint and "\n" not in error.hint and len(error.hint) <= 120
+    assert error.suggestion is not None and eval(error.suggestion, {"page": page}).id == "e_b"
+
+
+def test_find_never_shows_a_typed_value() -> None:
+    # A live SOM carries a text input's typed value as its text; find never reads it.
+    page = _page(
+        {
+            "id": "e_i",
+            "role": "text_input",
+            "label": "Email",
+            "text": "typed-secret-value",
+            "actions": ["type"],
+        },
+        {"id": "e_p", "role": "paragraph", "text": "Contact"},
+    )
+    for criteria in ({"text": "typed-secret-valu"}, {"label": "typed-secret-valu"}, {"role": "text_inptu"}):
+        error = _not_found(page, **criteria)
+        assert "typed-secret-value" not in str(error) + (error.hint or ""), criteria
 
 
 def test_find_without_criteria_names_them_and_stays_a_type_error() -> None:
