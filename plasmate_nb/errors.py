@@ -603,8 +603,8 @@ def token_refused(token_given: bool) -> str:
 
 
 TOKEN_HINT = (
-    "pass the token the server printed when it started (or its --token / $PLASMATE_NB_MCP_TOKEN): "
-    'Session.connect(url, token="...")'
+    "pass the token the server printed (or its --token / $PLASMATE_NB_MCP_TOKEN), "
+    "or server.token for server = pnb.serve()"
 )
 
 

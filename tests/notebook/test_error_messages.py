@@ -520,6 +520,10 @@ async def test_a_wrong_or_missing_token_is_named(mcp_url: str) -> None:
     assert wrong.hint == errors.TOKEN_HINT and "w" * 40 not in str(wrong) + wrong.hint
     missing = await _connect_error(HttpTransport(mcp_url))
     assert str(missing) == errors.connect_failed(mcp_url, errors.token_refused(False))
+    assert missing.hint == errors.TOKEN_HINT
+    # A server started in the notebook prints nothing: its token is server.token.
+    assert "server.token" in errors.TOKEN_HINT and "pnb.serve()" in errors.TOKEN_HINT
+    assert "\n" not in errors.TOKEN_HINT and len(errors.TOKEN_HINT) <= 120
 
 
 @pytest.mark.parametrize("path", ["", "/", "/api"])

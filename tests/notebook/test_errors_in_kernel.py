@@ -106,6 +106,7 @@ def test_mistakes_in_a_kernel_show_a_short_traceback_with_a_hint(jupyter_env: di
     assert outputs["wrong token"]["ename"] == "ServerConnectionError"
     assert "token was refused (HTTP 401)" in outputs["wrong token"]["evalue"]
     assert "w" * 40 not in texts["wrong token"] and "pass the token" in texts["wrong token"]
+    assert "server.token for server = pnb.serve()" in texts["wrong token"]
     assert "not an MCP endpoint (HTTP 404)" in outputs["no /mcp"]["evalue"]
     assert re.search(r"did you mean http://127\.0\.0\.1:\d+/mcp\?", texts["no /mcp"])
     assert outputs["async call"]["evalue"] == "Element not found: e_doesnotexist"
