@@ -35,6 +35,7 @@ from ..client.base import ToolError, Transport
 from ..tools.catalogue import SCROLL_DIRECTIONS, TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ..trace.compact import clean_text
+from ..trace.constants import DRIFT_EVENT_NOT_RETAINED
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
@@ -617,8 +618,11 @@ class AsyncSession:
         return await self._plan_of(payload, actions)
 
     async def _plan_of(self, payload: dict[str, Any], actions: dict[int, str] | None) -> ReplayPlan:
-        sequence = payload["sequence"]
-        if actions is None and "action" not in payload and payload.get("drift") not in _NO_EVENT_DRIFTS:
+        sequence, drift = payload["sequence"], payload.get("drift")
+        if drift == DRIFT_EVENT_NOT_RETAINED:  # the plan names the sequences that are retained now
+            export = await self.trace.export()
+            return ReplayPlan(payload, retained=[event["sequence"] for event in export.payload["events"]])
+        if actions is None and "action" not in payload and drift not in _NO_EVENT_DRIFTS:
             export = await self.trace.export()  # a refusal omits the action; the trace records it
             actions = {event["sequence"]: event["action"] for event in export.payload["events"]}
         return ReplayPlan(payload, (actions or {}).get(sequence))

@@ -8,6 +8,7 @@ checklist, the plan's summary, ``DRIFT_EXPLANATIONS`` and ``explain`` all read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -17,6 +18,7 @@ from ..client.base import ToolError
 from ..errors import REPLAY_NOT_EXECUTED_PREFIX
 from ..trace.constants import (
     DRIFT_CODES,
+    DRIFT_EVENT_NOT_RETAINED,
     DRIFT_MESSAGES,
     EXECUTION_REFUSAL_MESSAGES,
     MESSAGE_CONFIRMATION_REQUIRED,
@@ -53,8 +55,8 @@ _WORDS: dict[str, _Words] = {
     "event_not_retained": _Words(
         "the recorded event is still retained",
         "no retained event has this sequence",
-        "No retained event has this sequence: it never existed, was evicted by the 128-event / "
-        "48 KiB bounds, was oversized, or was cleared.",
+        "The event never existed, was evicted by the 128-event / 48 KiB bounds, was oversized, "
+        "or was cleared.",
         "Pick a sequence from s.trace.events(). To keep events, export the trace "
         "(s.trace.export().to_json(...)) before the bounds evict them or a clear removes them.",
     ),
@@ -267,13 +269,17 @@ class ReplayPlan:
     of the first failing check; ``summary`` says the outcome in a sentence, ``explanation``
     what it means and ``what_to_do`` the next step; ``checks`` lists every check with its
     result; ``action`` names the recorded action (a refusal's payload omits it, the session
-    looks it up in the trace); ``execution_available`` is always false.
+    looks it up in the trace); ``execution_available`` is always false. An ``event_not_retained``
+    refusal has no event to check: it shows no checklist, and its summary names the sequences
+    the trace retains (``retained``, looked up in the trace), e.g. ``retained: 1–7``.
 
     >>> plan = s.replay_validate(2)
     >>> plan.summary, plan.what_to_do
     """
 
-    def __init__(self, payload: dict[str, Any], action: str | None = None) -> None:
+    def __init__(
+        self, payload: dict[str, Any], action: str | None = None, retained: Iterable[int] | None = None
+    ) -> None:
         self.payload = payload
         self.status: str = payload["status"]
         self.drift: str | None = payload.get("drift")
@@ -282,6 +288,14 @@ class ReplayPlan:
         self.action: str | None = payload.get("action") or action
         self.execution_available: bool = payload["execution_available"]
         self.checks = checklist(payload)
+        #: For an ``event_not_retained`` refusal, the sequences the trace retained then (the
+        #: session looks them up in the trace; the answer does not carry them); else None.
+        self.retained: tuple[int, ...] | None = tuple(sorted(retained)) if retained is not None else None
+
+    @property
+    def _not_retained(self) -> bool:
+        """An ``event_not_retained`` refusal: there is no event, so no check after it means anything."""
+        return self.status == STATUS_REFUSED and self.drift == DRIFT_EVENT_NOT_RETAINED
 
     @property
     def _words(self) -> _Words | None:
@@ -298,6 +312,8 @@ class ReplayPlan:
             return "Could be replayed exactly now, and confirmed. This is a plan only: nothing was executed."
         if self.status == STATUS_CONFIRMATION_REQUIRED:
             return "Could be replayed exactly now: every check passed. Confirm with confirmed=True (nothing is executed)."
+        if self._not_retained:
+            return f"Refused: event {self.sequence} is not retained{_retained_words(self.retained)}."
         words = self._words
         return f"Refused: {words.failed if words else f'unknown drift code {self.drift!r}'}."
 
@@ -337,10 +353,10 @@ class ReplayPlan:
         words = self._words
         return words.what_to_do if words else "Check the server speaks the plasmate.trace.v1 contract."
 
-    def _action_words(self) -> str:
-        if self.action:
-            return self.action
-        return "no retained event" if self.drift == "event_not_retained" else "action not known"
+    def _title(self) -> str:
+        if self._not_retained:  # the summary says it, once
+            return f"Replay plan for event {self.sequence}"
+        return f"Replay plan for event {self.sequence} ({self.action or 'action not known'})"
 
     def _repr_html_(self) -> str:
         rows = [(i, c.meaning, _RESULT_WORDS[c.state], c.name) for i, c in enumerate(self.checks, 1)]
@@ -348,11 +364,11 @@ class ReplayPlan:
             f"<div>status <b>{cell(self.status)}</b> · drift <b>{cell(self.drift or 'none')}</b></div>"
             f"<p><b>{cell(self.summary)}</b></p><p>{cell(self.explanation)}</p>"
             f"<p><b>What to do:</b> {cell(self.what_to_do)}</p>"
-            + table(("#", "check", "result", "code"), rows)
+            + ("" if self._not_retained else table(("#", "check", "result", "code"), rows))
             + f"<div>execution_available: <b>{str(self.execution_available).lower()}</b> — validation only; "
             "nothing was executed.</div>"
         )
-        return box(f"Replay plan for event {self.sequence} ({self._action_words()})", body)
+        return box(self._title(), body)
 
     def __repr__(self) -> str:
         lines = [
@@ -360,15 +376,45 @@ class ReplayPlan:
             f"drift={self.drift!r})",
             f"  {self.summary}",
         ]
-        width = max(len(c.meaning) for c in self.checks)
-        lines += [
-            f"  {i:>2}. {c.meaning:<{width}}  {_RESULT_WORDS[c.state]}" for i, c in enumerate(self.checks, 1)
-        ]
+        if not self._not_retained:  # no event: the checks after the first two never ran
+            width = max(len(c.meaning) for c in self.checks)
+            lines += [
+                f"  {i:>2}. {c.meaning:<{width}}  {_RESULT_WORDS[c.state]}"
+                for i, c in enumerate(self.checks, 1)
+            ]
         lines += [f"  {self.explanation}", f"  What to do: {self.what_to_do}"]
         lines.append(
             f"  execution_available: {str(self.execution_available).lower()} (validation only; nothing was executed)"
         )
         return "\n".join(lines)
+
+
+#: A refusal lists at most this many runs of retained sequences (the first and last ones).
+MAX_SHOWN_RUNS = 6
+
+
+def _runs(sequences: tuple[int, ...]) -> list[str]:
+    """``1–3``, ``5``, ``7–9``: the runs of consecutive sequences (sorted, distinct)."""
+    runs: list[list[int]] = []
+    for sequence in sequences:
+        if runs and sequence == runs[-1][1] + 1:
+            runs[-1][1] = sequence
+        else:
+            runs.append([sequence, sequence])
+    return [str(first) if first == last else f"{first}–{last}" for first, last in runs]
+
+
+def _retained_words(retained: tuple[int, ...] | None) -> str:
+    """`` (retained: 1–3, 5)`` for a refusal's summary; nothing when they are not known."""
+    if retained is None:
+        return ""
+    if not retained:
+        return " (no event is)"
+    runs = _runs(retained)
+    if len(runs) <= MAX_SHOWN_RUNS:
+        return f" (retained: {', '.join(runs)})"
+    shown = [*runs[: MAX_SHOWN_RUNS // 2], "…", *runs[-(MAX_SHOWN_RUNS // 2 - 1) :]]
+    return f" (retained: {', '.join(shown)}; {len(retained)} events)"
 
 
 class ReplayRefused(ToolError):

@@ -10,9 +10,13 @@ import pytest
 
 import plasmate_nb
 import plasmate_nb.notebook as nb
+from plasmate_nb._loop import background_loop, run_sync
+from plasmate_nb.client import InProcessTransport, LoopBoundTransport
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook.replay import FAILED, NOT_REACHED, PASSED, SKIPPED
+from plasmate_nb.tools import Dispatcher
 from plasmate_nb.trace.constants import DRIFT_CODES, DRIFT_MESSAGES, MESSAGE_VALIDATED
+from tests.scripted_engine import ScriptedEngine
 
 ORDER = [
     "cross_session", "event_not_retained", "unsupported_action", "origin_drift", "page_drift",
@@ -32,6 +36,9 @@ def _assert_failed_at(plan: nb.ReplayPlan, name: str) -> None:
     assert set(_states(plan)[index + 1 :]) == ({NOT_REACHED} if index + 1 < len(ORDER) else set())
     text, html = repr(plan), plan._repr_html_()
     assert "execution_available: false" in text and "execution_available: <b>false</b>" in html
+    if name == "event_not_retained":  # no event to check: no table of checks that never ran
+        assert "<table" not in html and "not checked" not in text + html
+        return
     positions = [html.index(f">{check}</td>") for check in ORDER]
     assert positions == sorted(positions)  # shown in the reference's order
     for check in plan.checks:  # each row: the check in words, then its result in words
@@ -140,11 +147,62 @@ def test_plans_name_the_action_and_say_the_outcome_in_words(session: nb.Session,
     assert refused.summary == "Refused: the page's state changed since before the action."
     assert refused.what_to_do == nb.explain("state_drift").what_to_do
     gone = session.replay_validate(99)
-    assert gone.action is None and "(no retained event)" in gone._repr_html_()
+    assert gone.action is None and "<b>Replay plan for event 99</b>" in gone._repr_html_()
     done = session.replay_validate(3, confirmed=True)
     assert done.action == "scroll" and done.message == MESSAGE_VALIDATED
     shown = done._repr_html_() + repr(done)
     assert "slice" not in shown and "nothing was executed" in done.summary.lower()
+
+
+def test_an_event_not_retained_says_once_which_events_are(session: nb.Session, login_url: str) -> None:
+    session.open(login_url)
+    session.scroll()
+    session.scroll()
+    plan = session.replay_validate(999)
+    assert plan.drift == "event_not_retained" and plan.retained == (1, 2, 3)
+    assert plan.summary == "Refused: event 999 is not retained (retained: 1–3)."
+    assert plan.explanation == nb.explain("event_not_retained").meaning
+    text, html = repr(plan), plan._repr_html_()
+    for shown in (text, html):
+        assert shown.count("retained: 1–3") == 1 and shown.count("not retained") == 1, shown
+        assert "no retained event" not in shown.lower() and "not checked" not in shown, shown
+        assert "s.trace.events()" in shown  # where the retained events are listed
+    assert len(text.splitlines()) == 5
+    assert (
+        plan.payload["drift"] == "event_not_retained" and "retained" not in plan.payload
+    )  # the tool's answer
+    session.trace.clear()
+    cleared = session.replay_validate(2)
+    assert cleared.retained == () and cleared.summary == "Refused: event 2 is not retained (no event is)."
+
+
+def test_retained_sequences_read_as_ranges() -> None:
+    payload = {"drift": "event_not_retained", "execution": "validation_only", "execution_available": False,
+               "message": "m", "schema": "plasmate.trace.v1", "sequence": 4, "side_effects": False,
+               "status": "refused", "trace_id": "t"}  # fmt: skip
+    assert nb.ReplayPlan(payload, retained=[1, 2, 3, 5, 7, 8, 9]).summary == (
+        "Refused: event 4 is not retained (retained: 1–3, 5, 7–9)."
+    )
+    many = nb.ReplayPlan(payload, retained=range(1, 40, 2)).summary  # 20 lone events, gaps between
+    assert many == "Refused: event 4 is not retained (retained: 1, 3, 5, …, 37, 39; 20 events)."
+    unknown = nb.ReplayPlan(payload)  # made from a payload alone: which are retained is not known
+    assert unknown.retained is None and unknown.summary == "Refused: event 4 is not retained."
+
+
+def test_a_refused_replay_of_an_event_not_retained_names_the_retained_ones(login_url: str, demo) -> None:
+    engine = ScriptedEngine(demo.base_url)
+    dispatcher = Dispatcher(engine)
+    dispatcher.replay_execution = True  # the operator's opt-in, on this test's own engine
+    try:
+        with nb.Session(LoopBoundTransport(InProcessTransport(dispatcher), background_loop())) as s:
+            s.open(login_url)
+            s.scroll()
+            with pytest.raises(nb.ReplayRefused) as refused:
+                s.replay(999, confirmed=True)
+    finally:
+        run_sync(engine.aclose())
+    assert refused.value.plan.retained == (1, 2)
+    assert str(refused.value) == "Replay not executed: Refused: event 999 is not retained (retained: 1–2)."
 
 
 def test_explain_every_code_from_one_source() -> None:
@@ -156,6 +214,7 @@ def test_explain_every_code_from_one_source() -> None:
         assert explained.meaning == nb.DRIFT_EXPLANATIONS[code] and explained.check == dict(nb.CHECKS)[code]
         text = str(explained)
         assert text.startswith(f"{code} (refused): ") and f"What to do: {explained.what_to_do}" in text
+        assert explained.result.lower() not in explained.meaning.lower()  # the meaning does not repeat it
         assert cell(explained.what_to_do) in explained._repr_html_()
     pending = nb.explain("confirmation_required")
     assert pending.status == "confirmation_required" and "confirmed=True" in pending.what_to_do
