@@ -64,6 +64,7 @@ MISTAKES = {
     "not an export": """pnb.load_trace('{"events": []}')""",
     "unknown replay code": 'pnb.explain("no_such_code")',
     "find without criteria": "page.find()",
+    "find a misspelled label": 'page.find(label="Emial")',
 }
 
 
@@ -132,3 +133,8 @@ def test_mistakes_in_a_kernel_show_a_short_traceback_with_a_hint(jupyter_env: di
     assert "replay_validate_all()" in texts["unknown replay code"]
     assert outputs["find without criteria"]["ename"] == "MissingCriteria"
     assert 'page.find(label="Email")' in texts["find without criteria"]
+    assert outputs["find a misspelled label"]["ename"] == "ElementNotFound"
+    assert outputs["find a misspelled label"]["evalue"].startswith(
+        "no element matches label='Emial'; the nearest:"
+    )
+    assert "\nhint: did you mean page.find(label='Email')?" in texts["find a misspelled label"]
