@@ -526,7 +526,7 @@ def unknown_scroll_direction(direction: str, known: tuple[str, ...]) -> str:
 
 
 SCROLL_DIRECTION_HINT = (
-    "nothing was sent (the tool would have scrolled down); e.g. s.scroll('down', 600) or s.scroll('top')"
+    "nothing was sent; the tool would take it as 'down': s.scroll('down', 300) says so plainly"
 )
 
 
