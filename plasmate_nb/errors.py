@@ -519,17 +519,6 @@ def unknown_replay_code(code: str, known: tuple[str, ...]) -> str:
     return f"unknown replay code {code!r}: explain() knows {', '.join(known)}"
 
 
-def unknown_scroll_direction(direction: str, known: tuple[str, ...]) -> str:
-    """A notebook's ``scroll`` direction the tool does not know (the tool itself would scroll down)."""
-    shown = direction if len(direction) <= 40 else direction[:40] + "…"
-    return f"unknown scroll direction {shown!r}: scroll takes {', '.join(known)}"
-
-
-SCROLL_DIRECTION_HINT = (
-    "nothing was sent; the tool would take it as 'down': s.scroll('down', 300) says so plainly"
-)
-
-
 EXPLAIN_HINT = (
     "codes come from a plan: pnb.explain(plan.drift), or the drift column of s.replay_validate_all()"
 )

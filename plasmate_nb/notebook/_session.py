@@ -58,13 +58,6 @@ TraceListener = Callable[[str], Awaitable[None] | None]
 REMOTE_POLL_SECONDS = 1.0
 
 
-class UnknownDirection(HintedError, ValueError):
-    """``scroll`` was given a direction it does not know (a typo, most likely); nothing was sent.
-
-    >>> s.scroll("down", 600)     # down, up, top or bottom
-    """
-
-
 class SessionStateError(HintedError, RuntimeError):
     """The call needs a browser session in another state (none open yet, one already open, closed).
 
@@ -413,15 +406,16 @@ class AsyncSession:
     ) -> Page:
         """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
 
-        ``direction`` is ``"down"``, ``"up"`` (by ``pixels``), ``"top"`` or ``"bottom"``; any other
-        raises ``UnknownDirection`` and nothing is sent (the tool would take it as ``"down"``).
+        ``direction`` is ``"down"``, ``"up"`` (by ``pixels``), ``"top"`` or ``"bottom"``; the tool
+        takes any other as ``"down"``, which is sent as given (traces keep it) with a warning.
 
         >>> s.scroll("down", 600)
         >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
         """
         if direction not in SCROLL_DIRECTIONS:
-            raise UnknownDirection(errors.unknown_scroll_direction(direction, SCROLL_DIRECTIONS)).with_hint(
-                errors.SCROLL_DIRECTION_HINT
+            warnings.warn(
+                f"scroll direction {direction!r} is none of {', '.join(SCROLL_DIRECTIONS)}: the page scrolls down",
+                stacklevel=2,
             )
         arguments: dict[str, Any] = {"direction": direction, "pixels": pixels}
         if element_id is not None:

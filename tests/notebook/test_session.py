@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import pandas as pd
 import pytest
 
 import plasmate_nb.notebook as nb
-from plasmate_nb import errors
 from plasmate_nb.client.base import CallListener, ToolError, Transport
-from plasmate_nb.notebook._session import UnknownDirection
 
 
 def test_sync_session_flow(transport: Transport, login_url: str) -> None:
@@ -80,23 +79,19 @@ def test_tool_errors_surface_as_tool_error(transport: Transport, login_url: str)
         s.trace.status()
 
 
-def test_an_unknown_scroll_direction_is_refused_before_anything_is_sent(
-    transport: Transport, login_url: str
-) -> None:
-    """The tool would take a typo as "down" and say nothing; the notebook says so and sends nothing
-    (a warning from the background loop would point at asyncio, and show once)."""
+def test_an_unknown_scroll_direction_is_sent_with_a_warning(transport: Transport, login_url: str) -> None:
+    """The tool takes any direction as "down" (the reference's way); a typo says so, and the
+    trace keeps what was sent."""
     with nb.Session(transport) as s:
         s.open(login_url)
-        events = len(s.trace.events())
-        for _ in range(2):  # every time, not once per place
-            with pytest.raises(UnknownDirection) as caught:
-                s.scroll("sideways", 0)
-            assert (
-                str(caught.value) == "unknown scroll direction 'sideways': scroll takes down, up, top, bottom"
-            )
-            assert isinstance(caught.value, ValueError) and caught.value.hint == errors.SCROLL_DIRECTION_HINT
-        assert len(s.trace.events()) == events
-        s.scroll("top")
+        with pytest.warns(
+            UserWarning, match=r"^scroll direction 'sideways' is none of down, up, top, bottom"
+        ):
+            s.scroll("sideways", 0)
+        assert s.trace.events(columns="all")["direction"].tolist()[-1] == "sideways"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            s.scroll("top")
 
 
 def test_untraced_session_has_no_final_trace(transport: Transport, login_url: str) -> None:
