@@ -32,7 +32,7 @@ import pandas as pd
 from .. import errors
 from .._tracebacks import HintedError
 from ..client.base import ToolError, Transport
-from ..tools.catalogue import SCROLL_DIRECTIONS, TRACE_CHANGING_TOOLS
+from ..tools.catalogue import TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ..trace.compact import clean_text
 from ..trace.constants import DRIFT_EVENT_NOT_RETAINED
@@ -406,17 +406,9 @@ class AsyncSession:
     ) -> Page:
         """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
 
-        ``direction`` is ``"down"``, ``"up"`` (by ``pixels``), ``"top"`` or ``"bottom"``; the tool
-        takes any other as ``"down"``, which is sent as given (traces keep it) with a warning.
-
         >>> s.scroll("down", 600)
         >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
         """
-        if direction not in SCROLL_DIRECTIONS:
-            warnings.warn(
-                f"scroll direction {direction!r} is none of {', '.join(SCROLL_DIRECTIONS)}: the page scrolls down",
-                stacklevel=2,
-            )
         arguments: dict[str, Any] = {"direction": direction, "pixels": pixels}
         if element_id is not None:
             arguments["element_id"] = _id_of(element_id)

@@ -144,9 +144,6 @@ class Session:
     def scroll(self, direction: str = ..., pixels: int = ..., element_id: str | Element | None = ...) -> Page:
         """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
 
-        ``direction`` is ``"down"``, ``"up"`` (by ``pixels``), ``"top"`` or ``"bottom"``; the tool
-        takes any other as ``"down"``, which is sent as given (traces keep it) with a warning.
-
         >>> s.scroll("down", 600)
         >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
         """

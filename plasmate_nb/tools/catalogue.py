@@ -87,8 +87,6 @@ def _schema(properties: dict[str, Any], required: list[str], closed: bool = Fals
 
 
 _STRING = {"type": "string"}
-# What scroll's schema lists; the tool takes any direction and treats an unknown one as "down".
-SCROLL_DIRECTIONS = ("down", "up", "top", "bottom")
 _SESSION = {"type": "string", "description": "Browser session id returned by open_page"}
 _ELEMENT = {
     "type": "string",
@@ -374,7 +372,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "model plus the scroll position.",
         {
             "session_id": _SESSION,
-            "direction": {"type": "string", "enum": list(SCROLL_DIRECTIONS), "default": "down"},
+            "direction": {"type": "string", "enum": ["down", "up", "top", "bottom"], "default": "down"},
             "pixels": {"type": "integer", "default": 300},
             "element_id": _ELEMENT,
         },

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
 import pandas as pd
@@ -77,21 +76,6 @@ def test_tool_errors_surface_as_tool_error(transport: Transport, login_url: str)
         assert s.trace.events()["outcome"].tolist()[-1] == "error"
     with pytest.raises(RuntimeError, match="no open browser session"):
         s.trace.status()
-
-
-def test_an_unknown_scroll_direction_is_sent_with_a_warning(transport: Transport, login_url: str) -> None:
-    """The tool takes any direction as "down" (the reference's way); a typo says so, and the
-    trace keeps what was sent."""
-    with nb.Session(transport) as s:
-        s.open(login_url)
-        with pytest.warns(
-            UserWarning, match=r"^scroll direction 'sideways' is none of down, up, top, bottom"
-        ):
-            s.scroll("sideways", 0)
-        assert s.trace.events(columns="all")["direction"].tolist()[-1] == "sideways"
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            s.scroll("top")
 
 
 def test_untraced_session_has_no_final_trace(transport: Transport, login_url: str) -> None:
