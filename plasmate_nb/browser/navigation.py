@@ -128,7 +128,8 @@ class NavigationWatch:
             and failure.startswith("net::")
             and failure != ABORTED
         ):
-            self.failed = self.failed or failure  # after the response of an HTTP_STATUS_FAILED: that
+            # An HTTP_STATUS_FAILED comes after its response, whose status ``failed`` already holds.
+            self.failed = self.failed or failure
 
     def _match_refusal(self, urls: list[str]) -> None:
         if self._gate is None or self.blocked is not None:

@@ -256,9 +256,7 @@ class BrowserSession:
         scripts (timers, observers) may have changed it since the last action compiled it. Reads
         only: the held state, and so the trace's chain of states, stay as they are; a page that
         cannot be compiled now counts as changed."""
-        self._check_connected()
-        if self.som is None or self.url is None:
-            raise ActionError(NO_PAGE_LOADED)
+        self._require_som()
         page = self._page
         if page is None or crashed_at(page) is not None or self._after_crash is not None:
             # Not the page the held state was read from; the next action replaces it (the proof
@@ -453,10 +451,13 @@ class BrowserSession:
             raise ActionError(BROWSER_CONNECTION_LOST if self._lost else pipeline_error(PAGE_NOT_REOPENED))
         return self._page
 
-    async def _page_with_som(self) -> Page:
+    def _require_som(self) -> None:
         self._check_connected()
         if self.som is None or self.url is None:
             raise ActionError(NO_PAGE_LOADED)
+
+    async def _page_with_som(self) -> Page:
+        self._require_som()
         return await self._live_page()
 
     async def _page_to_act_on(self) -> Page:
