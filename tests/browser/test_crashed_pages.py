@@ -48,6 +48,16 @@ async def engine() -> AsyncIterator[Engine]:
         yield running
 
 
+@contextlib.asynccontextmanager
+async def opened(engine: Engine, url: str) -> AsyncIterator[BrowserSession]:
+    """A session of ``engine`` at ``url``, closed after."""
+    session = await engine.open(url)
+    try:
+        yield session
+    finally:
+        await engine.close_session(session.id)
+
+
 async def crash(session: BrowserSession) -> None:
     """Crash the session's renderer as Chromium would, and wait until the crash is seen."""
     page = session._page
@@ -98,8 +108,7 @@ ACTIONS: dict[str, Callable[[BrowserSession], Awaitable[Any]]] = {
 
 @pytest.mark.parametrize("action", sorted(ACTIONS))
 async def test_the_next_action_reloads_the_page_and_refuses_once(engine, demo, action):
-    session = await engine.open(demo.url("/login.html"))
-    try:
+    async with opened(engine, demo.url("/login.html")) as session:
         await session.type_text(eid(session, "email"), TYPED)
         assert attrs(session, "email")["value"] == TYPED
         await crash(session)
@@ -110,15 +119,12 @@ async def test_the_next_action_reloads_the_page_and_refuses_once(engine, demo, a
         assert "value" not in attrs(session, "email")
         assert await session.evaluate("document.querySelector('#email').value.length") == 0
         await ACTIONS[action](session)  # once: the caller has been told
-    finally:
-        await engine.close_session(session.id)
 
 
 async def test_a_crash_a_failing_call_reported_is_refused_by_the_next_action_too(engine, demo):
     """The call the crash cut short fails with the crash; it cannot say what the next call finds
     (the reload), so the next action refuses as after any crash."""
-    session = await engine.open(demo.url("/login.html"))
-    try:
+    async with opened(engine, demo.url("/login.html")) as session:
         await session.type_text(eid(session, "email"), TYPED)
         waiting = await waiting_on_the_page(session, session.evaluate(WAIT_FOREVER))
         await crash(session)
@@ -128,31 +134,23 @@ async def test_a_crash_a_failing_call_reported_is_refused_by_the_next_action_too
         with pytest.raises(ActionError, match=r"^Pipeline error: the page crashed; it was reloaded"):
             await session.click(eid(session, "submit"))
         await session.click(eid(session, "submit"))
-    finally:
-        await engine.close_session(session.id)
 
 
 async def test_a_navigation_after_a_crash_goes_ahead(engine, demo):
-    session = await engine.open(demo.url("/login.html"))
-    try:
+    async with opened(engine, demo.url("/login.html")) as session:
         await crash(session)
         await session.navigate(demo.url("/index.html"))  # a new page: nothing of the lost one is acted on
         assert await session.evaluate("location.pathname") == "/index.html"
-    finally:
-        await engine.close_session(session.id)
 
 
 async def test_a_failed_navigation_after_a_crash_leaves_the_refusal_to_the_next_action(engine, demo):
-    session = await engine.open(demo.url("/login.html"))
-    try:
+    async with opened(engine, demo.url("/login.html")) as session:
         await crash(session)
         with pytest.raises(ActionError, match="ERR_UNSAFE_PORT"):
             await session.navigate("http://127.0.0.1:9/x")
         with pytest.raises(ActionError) as refused:
             await session.click(eid(session, "submit"))
         assert str(refused.value) == RELOADED
-    finally:
-        await engine.close_session(session.id)
 
 
 @pytest.mark.parametrize(
@@ -163,8 +161,7 @@ async def test_a_page_that_does_not_load_again_is_refused_until_a_navigation_lan
     hits = itertools.count()
     form = "<title>Form</title><input id=name><button id=go>Go</button>"
     with scripted({"/form": lambda path: Answer(200, form) if next(hits) == 0 else later}) as server:
-        session = await engine.open(server.url("/form"))
-        try:
+        async with opened(engine, server.url("/form")) as session:
             await crash(session)
             for _ in range(2):  # not once: there is no page to act on
                 with pytest.raises(ActionError) as refused:
@@ -172,46 +169,37 @@ async def test_a_page_that_does_not_load_again_is_refused_until_a_navigation_lan
                 assert str(refused.value) == NOT_RELOADED
             await session.navigate(demo.url("/index.html"))
             assert await session.evaluate("location.pathname") == "/index.html"
-        finally:
-            await engine.close_session(session.id)
 
 
 async def test_two_crashes_in_a_row_are_each_told(engine, demo):
-    session = await engine.open(demo.url("/login.html"))
-    try:
+    async with opened(engine, demo.url("/login.html")) as session:
         for _ in range(2):
             await crash(session)
             with pytest.raises(ActionError, match=r"^Pipeline error: the page crashed; it was reloaded"):
                 await session.evaluate("1")
         assert await session.evaluate("1") == 1
-    finally:
-        await engine.close_session(session.id)
 
 
 async def test_a_crash_in_one_session_leaves_the_other_alone(engine, demo):
-    crashed, other = await engine.open(demo.url("/login.html")), await engine.open(demo.url("/login.html"))
-    try:
+    async with (
+        opened(engine, demo.url("/login.html")) as crashed,
+        opened(engine, demo.url("/login.html")) as other,
+    ):
         await other.type_text(eid(other, "email"), TYPED)
         await crash(crashed)
         await other.type_text(eid(other, "email"), "+more", append=True)
         assert await other.evaluate("document.querySelector('#email').value") == TYPED + "+more"
         with pytest.raises(ActionError, match=r"^Pipeline error: the page crashed"):
             await crashed.evaluate("1")
-    finally:
-        await engine.close_session(crashed.id)
-        await engine.close_session(other.id)
 
 
 async def test_the_refusal_comes_before_the_element_checks(engine, demo):
-    session = await engine.open(demo.url("/login.html"))
-    try:
+    async with opened(engine, demo.url("/login.html")) as session:
         await crash(session)
         with pytest.raises(ActionError, match=r"^Pipeline error: the page crashed"):
             await session.click("e_000000000000")
         with pytest.raises(ActionError, match=r"^Element not found: e_000000000000$"):
             await session.click("e_000000000000")
-    finally:
-        await engine.close_session(session.id)
 
 
 # ----- through the dispatcher: reading tools, the trace, replay execution ------------------------
