@@ -103,6 +103,8 @@ MAX_LISTED_OPTIONS = 12
 #: ``ElementNotFound`` lists this many nearest elements, one line each, with at most this much of a name.
 MAX_NEAREST = 3
 NEAREST_NAME_CHARS = 32
+#: An ambiguous ``find`` lists this many of its matches, one line each (``error.matches`` has all).
+AMBIGUOUS_SHOWN = 10
 #: A find error repeats what was asked, each value cut to this many characters.
 QUERY_VALUE_CHARS = 40
 #: How alike (difflib's ratio, case and spacing folded) a role, label or text must be to be suggested.
@@ -383,10 +385,6 @@ def _describe_option(option: dict[str, Any]) -> str:
     return described + (" (disabled)" if option.get("disabled") else "")
 
 
-def _describe(e: Element) -> str:
-    return f"{e.id} ({e.role}, label={e.label!r}, text={e.text!r})"
-
-
 _OTHER_FIELD = {"label": "text", "text": "label"}
 
 
@@ -477,7 +475,7 @@ def _clip(value: str, limit: int) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
-def _nearest_lines(near: list[Element]) -> list[str]:
+def _element_lines(near: list[Element]) -> list[str]:
     """One short line per element: id, role, and its label (else its text), cut to a few words."""
     id_width = max(len(e.id) for e in near)
     role_width = max(len(e.role) for e in near)
@@ -515,7 +513,7 @@ class ElementNotFound(HintedError, LookupError):
         self.near = near
         self.suggestion = suggestion
         if near:
-            message = "\n".join([f"no element matches {query}; the nearest:", *_nearest_lines(near)])
+            message = "\n".join([f"no element matches {query}; the nearest:", *_element_lines(near)])
         else:
             message = f"no element matches {query}; the page has no labelled elements"
         super().__init__(message)
@@ -533,8 +531,17 @@ class AmbiguousElement(HintedError, LookupError):
 
     def __init__(self, query: str, matches: list[Element]) -> None:
         self.matches = matches
-        listed = "; ".join(_describe(e) for e in matches[:10])
+        shown = matches[:AMBIGUOUS_SHOWN]
+        more = (
+            [f"  … and {len(matches) - len(shown)} more (error.matches has them all)"]
+            if matches[len(shown) :]
+            else []
+        )
         super().__init__(
-            f"{len(matches)} elements match {query}: {listed}. Add role=, label= or text= to narrow it"
+            "\n".join(
+                [f"{len(matches)} elements match {query}; add role=, label= or text= to narrow it:"]
+                + _element_lines(shown)
+                + more
+            )
         )
         self.with_hint(errors.FIND_HINT)

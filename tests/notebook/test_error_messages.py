@@ -388,6 +388,25 @@ def test_find_without_a_close_match_lists_the_nearest_and_points_to_page_element
     assert str(empty) == "no element matches label='Email'; the page has no labelled elements"
 
 
+def test_an_ambiguous_find_lists_its_matches_one_short_line_each_and_counts_the_rest() -> None:
+    long_text = "Read more about " + "this long story " * 20
+    links = [
+        {"id": f"e_{n:02}", "role": "link", "text": f"{long_text} {n}", "actions": ["click"]}
+        for n in range(14)
+    ]
+    with pytest.raises(LookupError) as caught:
+        _page(*links).find(role="link")
+    error = caught.value
+    assert isinstance(error, nb.AmbiguousElement) and len(error.matches) == 14
+    first, *listed, more = str(error).splitlines()
+    assert first == "14 elements match role='link'; add role=, label= or text= to narrow it:"
+    assert [line.split()[0] for line in listed] == [f"e_{n:02}" for n in range(10)]
+    assert all(len(line) <= 80 and "link" in line.split() for line in listed)
+    assert more == "  … and 4 more (error.matches has them all)"
+    two = pytest.raises(LookupError, _page(*links[:2]).find, role="link").value
+    assert len(str(two).splitlines()) == 3 and "error.matches" not in str(two)  # all shown: no count
+
+
 def test_find_keeps_long_page_text_to_one_short_line_and_one_line_hint() -> None:
     long_text = "Terms and conditions " + "lorem ipsum dolor sit amet " * 20
     page = _page(
