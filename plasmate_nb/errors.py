@@ -411,9 +411,9 @@ FAILED_TO_FETCH_WORDS = _words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL)
 #: A failed open_page leaves no page (and no session): nothing is "unchanged" there.
 OPEN_FAILED_HINT = "nothing was opened: fix the URL or check that the site is up, then s.open(url) again"
 #: Said to a notebook's user, who usually is the operator too: where each kind of engine turns it on.
+# The message says how to turn execution on; the hint offers what works without it.
 REPLAY_EXECUTION_HINT = (
-    "on this notebook's own engine: pnb.Session(replay_execution=True); "
-    "on a server you start: --enable-replay-execution"
+    "s.replay_validate(n) says whether step n could be replayed now, without running anything"
 )
 
 RENDERER_MEMORY_WORDS = _words_before(renderer_memory_passed(0), "0")

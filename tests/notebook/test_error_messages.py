@@ -214,14 +214,17 @@ def test_an_http_error_says_the_origin_is_shown_on_purpose(transport: Transport,
     assert "error status" in hint and "origin" in hint and "path you gave" in hint
 
 
-def test_replay_execution_off_says_how_a_notebook_user_turns_it_on(session: nb.Session) -> None:
+def test_replay_execution_off_says_how_to_turn_it_on_and_hints_at_what_works_meanwhile(
+    session: nb.Session,
+) -> None:
     session.scroll("down", 0)
     with pytest.raises(ToolError) as caught:
         session.replay(2, confirmed=True)
     assert caught.value.message == errors.REPLAY_EXECUTION_DISABLED  # the contract's text, unchanged
-    hint = caught.value.hint or ""
-    assert hint == errors.REPLAY_EXECUTION_HINT
-    assert "pnb.Session(replay_execution=True)" in hint and "--enable-replay-execution" in hint
+    message, hint = caught.value.message, caught.value.hint or ""
+    assert "pnb.Session(replay_execution=True)" in message and "--enable-replay-execution" in message
+    assert hint == errors.REPLAY_EXECUTION_HINT and "replay_validate" in hint  # what works meanwhile
+    assert session.replay_validate(2, confirmed=True).status == "validated"  # and it does
 
 
 def test_every_tool_error_hint_is_one_short_line() -> None:
