@@ -532,16 +532,9 @@ class AmbiguousElement(HintedError, LookupError):
     def __init__(self, query: str, matches: list[Element]) -> None:
         self.matches = matches
         shown = matches[:AMBIGUOUS_SHOWN]
-        more = (
-            [f"  … and {len(matches) - len(shown)} more (error.matches has them all)"]
-            if matches[len(shown) :]
-            else []
-        )
-        super().__init__(
-            "\n".join(
-                [f"{len(matches)} elements match {query}; add role=, label= or text= to narrow it:"]
-                + _element_lines(shown)
-                + more
-            )
-        )
+        lines = [f"{len(matches)} elements match {query}; add role=, label= or text= to narrow it:"]
+        lines += _element_lines(shown)
+        if len(matches) > len(shown):
+            lines.append(f"  … and {len(matches) - len(shown)} more (error.matches has them all)")
+        super().__init__("\n".join(lines))
         self.with_hint(errors.FIND_HINT)
