@@ -410,8 +410,7 @@ FAILED_TO_FETCH_WORDS = _words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL)
 
 #: A failed open_page leaves no page (and no session): nothing is "unchanged" there.
 OPEN_FAILED_HINT = "nothing was opened: fix the URL or check that the site is up, then s.open(url) again"
-#: Said to a notebook's user, who usually is the operator too: where each kind of engine turns it on.
-# The message says how to turn execution on; the hint offers what works without it.
+#: The refusal says how to turn execution on; this offers what works without it.
 REPLAY_EXECUTION_HINT = (
     "s.replay_validate(n) says whether step n could be replayed now, without running anything"
 )
@@ -513,6 +512,14 @@ FIND_CRITERIA_HINT = (
     'e.g. page.find(label="Email") or page.find(role="button", text="Sign in"); page.elements shows '
     "each element's role, label and text"
 )
+
+
+def unknown_scroll_direction(direction: str, known: tuple[str, ...]) -> str:
+    """A notebook warning: the tool takes any direction, and one it does not know as down."""
+    shown = (
+        repr(direction) if len(direction) <= 16 else f"{direction[:12]!r}… ({len(direction):,} characters)"
+    )
+    return f"scroll direction {shown} is not one of {', '.join(known)}: the page is scrolled down"
 
 
 def unknown_replay_code(code: str, known: tuple[str, ...]) -> str:

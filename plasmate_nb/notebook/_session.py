@@ -22,7 +22,6 @@ import inspect
 import json
 import operator
 import threading
-import warnings
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -32,10 +31,11 @@ import pandas as pd
 from .. import errors
 from .._tracebacks import HintedError
 from ..client.base import ToolError, Transport
-from ..tools.catalogue import TRACE_CHANGING_TOOLS
+from ..tools.catalogue import SCROLL_DIRECTIONS, TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ..trace.compact import clean_text
 from ..trace.constants import DRIFT_EVENT_NOT_RETAINED
+from ._caller_warnings import warn_caller
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
@@ -336,10 +336,10 @@ class AsyncSession:
         som = await self._call("page_som", {"session_id": self._require_session()}, notify=False)
         read = som_digest(canonical_text(som))
         if read != digest:
-            warnings.warn(
+            warn_caller(
                 "the page changed again before its model could be fetched (another client acted on "
                 "this session?): this Page shows the model read afterwards, not the one the action left",
-                stacklevel=4,
+                stacklevel=5,  # here, _page_after, _act, the action, its caller
             )
         return {"regions": list(som.get("regions") or []), "som_digest": read}
 
@@ -406,12 +406,17 @@ class AsyncSession:
     ) -> Page:
         """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
 
+        ``direction`` is ``"down"``, ``"up"``, ``"top"`` or ``"bottom"``; the tool takes any other
+        as down, and the session warns when it is given one.
+
         >>> s.scroll("down", 600)
         >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
         """
         arguments: dict[str, Any] = {"direction": direction, "pixels": pixels}
         if element_id is not None:
             arguments["element_id"] = _id_of(element_id)
+        elif direction not in SCROLL_DIRECTIONS:  # sent as it is: the tool's contract, and traced
+            warn_caller(errors.unknown_scroll_direction(direction, SCROLL_DIRECTIONS), stacklevel=2)
         return await self._act("scroll", arguments)
 
     async def toggle(self, element: str | Element) -> Page:

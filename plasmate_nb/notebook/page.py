@@ -283,7 +283,12 @@ class Page:
         if len(found) == 1:
             return found[0]
         if found:
-            raise AmbiguousElement(query, found)
+            unused = [
+                f"{name}="
+                for name, given in (("role", role), ("label", label), ("text", text))
+                if given is None
+            ]
+            raise AmbiguousElement(query, found, unused)
         criteria = {k: v for k, v in (("role", role), ("label", label), ("text", text)) if v is not None}
         likeness = _Likeness(contains)
         suggestion = self._suggestion(criteria, likeness)
@@ -529,10 +534,12 @@ class AmbiguousElement(HintedError, LookupError):
     ...     error.matches         # narrow with label= or text=
     """
 
-    def __init__(self, query: str, matches: list[Element]) -> None:
+    def __init__(self, query: str, matches: list[Element], unused: list[str]) -> None:
         self.matches = matches
         shown = matches[:AMBIGUOUS_SHOWN]
-        lines = [f"{len(matches)} elements match {query}; add role=, label= or text= to narrow it:"]
+        # ``unused``: the criteria not given, to narrow with (none left: alike elements, told apart by id).
+        narrow = f"add {' or '.join(unused)} to narrow it" if unused else "pick one by its id"
+        lines = [f"{len(matches)} elements match {query}; {narrow}:"]
         lines += _element_lines(shown)
         if len(matches) > len(shown):
             lines.append(f"  … and {len(matches) - len(shown)} more (error.matches has them all)")

@@ -28,6 +28,7 @@ from typing import Any
 from .._loop import run_sync
 from .._tracebacks import HintedError
 from ..client.base import Transport
+from ._caller_warnings import collecting, warn_collected
 from ._session import AsyncSession, AsyncTrace
 
 #: Async facade class name -> sync class name, for return annotations.
@@ -66,12 +67,16 @@ def _adopt(wrapper: Callable[..., Any], original: Callable[..., Any], owner: typ
 
 
 def _run(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """``run_sync(coroutine)``; a user's error comes out with its traceback starting here."""
+    """``run_sync(coroutine)``; a user's error comes out with its traceback starting here, and
+    what the call warned is warned at the user's call (the caller of the public method)."""
     __tracebackhide__ = True  # IPython: not a frame for the user
+    said: list[str] = []
     try:
-        return run_sync(coroutine)
+        return run_sync(collecting(coroutine, said))
     except HintedError as error:
         failure = error
+    finally:
+        warn_collected(said, stacklevel=3)  # here, the public method, its caller
     raise failure.with_traceback(None)  # outside the except block: no chained copy of itself
 
 

@@ -144,6 +144,9 @@ class Session:
     def scroll(self, direction: str = ..., pixels: int = ..., element_id: str | Element | None = ...) -> Page:
         """Scroll the page by ``pixels`` in ``direction``, or bring ``element_id`` into view; returns the page.
 
+        ``direction`` is ``"down"``, ``"up"``, ``"top"`` or ``"bottom"``; the tool takes any other
+        as down, and the session warns when it is given one.
+
         >>> s.scroll("down", 600)
         >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
         """

@@ -94,6 +94,8 @@ _ELEMENT = {
 }
 _HANDLE = {"type": "string", "maxLength": MAX_HANDLE_BYTES}
 _PAGE_RESULT = "Returns the updated page model (url, title, regions)."
+# What scroll's schema lists; the tool takes any other direction as "down" (the reference's behaviour).
+SCROLL_DIRECTIONS = ("down", "up", "top", "bottom")
 # replay_validate's arguments; replay_execute takes the same plus its value.
 _REPLAY_REQUEST = {
     "session_id": _HANDLE,
@@ -372,7 +374,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "model plus the scroll position.",
         {
             "session_id": _SESSION,
-            "direction": {"type": "string", "enum": ["down", "up", "top", "bottom"], "default": "down"},
+            "direction": {"type": "string", "enum": list(SCROLL_DIRECTIONS), "default": "down"},
             "pixels": {"type": "integer", "default": 300},
             "element_id": _ELEMENT,
         },

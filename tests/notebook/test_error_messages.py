@@ -13,6 +13,7 @@ import re
 import socket
 import sys
 import traceback
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -402,12 +403,20 @@ def test_an_ambiguous_find_lists_its_matches_one_short_line_each_and_counts_the_
     error = caught.value
     assert isinstance(error, nb.AmbiguousElement) and len(error.matches) == 14
     first, *listed, more = str(error).splitlines()
-    assert first == "14 elements match role='link'; add role=, label= or text= to narrow it:"
+    assert first == "14 elements match role='link'; add label= or text= to narrow it:"  # what was not given
     assert [line.split()[0] for line in listed] == [f"e_{n:02}" for n in range(10)]
     assert all(len(line) <= 80 and "link" in line.split() for line in listed)
     assert more == "  … and 4 more (error.matches has them all)"
-    two = pytest.raises(LookupError, _page(*links[:2]).find, role="link").value
-    assert len(str(two).splitlines()) == 3 and "error.matches" not in str(two)  # all shown: no count
+    with pytest.raises(LookupError) as two:
+        _page(*links[:2]).find(role="link")
+    assert len(str(two.value).splitlines()) == 3 and "error.matches" not in str(two.value)  # all shown
+    twins = [
+        {"id": f"e_{n}", "role": "button", "label": "Buy", "text": "Buy", "actions": ["click"]}
+        for n in (1, 2)
+    ]
+    with pytest.raises(LookupError) as alike:
+        _page(*twins).find(role="button", label="Buy", text="Buy")
+    assert str(alike.value).splitlines()[0].endswith("; pick one by its id:")
 
 
 def test_find_keeps_long_page_text_to_one_short_line_and_one_line_hint() -> None:
@@ -686,3 +695,47 @@ async def test_plasmate_nb_runs_from_a_path_without_its_environment(monkeypatch:
         assert (await transport.call("session_status", {}))["active_sessions"] == 0
     finally:
         await transport.aclose()
+
+
+def _scroll_y(session: nb.Session) -> int:
+    return int(session.evaluate("window.scrollY"))
+
+
+def test_an_unknown_scroll_direction_warns_at_the_users_call_and_still_scrolls_down(
+    real_backends, site_url: str
+) -> None:
+    with nb.Session(real_backends.get("embedded")) as s:  # a real page: it scrolls
+        s.open(f"{site_url}/large?n=400")
+        with pytest.warns(UserWarning) as said:
+            s.scroll("sideways", 200)
+        (warning,) = said
+        assert str(warning.message) == (
+            "scroll direction 'sideways' is not one of down, up, top, bottom: the page is scrolled down"
+        )
+        assert warning.filename == __file__  # the user's line, not asyncio's on the loop thread
+        scrolled = s.trace.export().payload["events"][-1]
+        assert (scrolled["action"], scrolled["parameters"]["direction"]) == ("scroll", "sideways")  # as sent
+        assert _scroll_y(s) == 200  # the tool's behaviour is unchanged: any other direction is down
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the four known directions, and an element, warn nothing
+            for direction in ("down", "up", "top", "bottom"):
+                s.scroll(direction, 10)
+            s.scroll("nowhere", element_id=s.page.find(role="button", text="Button 3"))
+
+
+def test_a_long_unknown_scroll_direction_is_named_by_its_start_and_length(session: nb.Session) -> None:
+    with pytest.warns(UserWarning) as said:
+        session.scroll("x" * 5000, 0)
+    message = str(said[0].message)
+    assert message.startswith("scroll direction 'xxxxxxxxxxxx'… (5,000 characters) is not one of")
+    assert len(message) <= 120
+
+
+async def test_an_async_session_warns_an_unknown_scroll_direction_at_the_awaiting_line(
+    transport: Transport, login_url: str
+) -> None:
+    async with nb.AsyncSession(transport) as s:
+        await s.open(login_url)
+        with pytest.warns(UserWarning, match="'sideways' is not one of") as said:
+            await s.scroll("sideways", 0)
+        assert [w.filename for w in said] == [__file__]

@@ -148,8 +148,9 @@ def test_a_model_fetched_after_another_client_acted_is_flagged_and_carries_its_o
         email = page.find(label="Email")
         racing = _RacingTransport(transport, {"element_id": email.id, "text": "late@client.test"})
         other = nb.Session.attach(s.session_id, racing)  # holds no page: its next page is fetched whole
-        with pytest.warns(UserWarning, match="changed again before its model could be fetched"):
+        with pytest.warns(UserWarning, match="changed again before its model could be fetched") as said:
             moved = other.toggle(page.find(role="checkbox", label="Remember me"))
+        assert [w.filename for w in said] == [__file__]  # at the user's call, not the loop's thread
         assert moved.regions == _whole_regions(transport, s.session_id)  # what was read, whole
         assert moved.som_digest == som_digest(canonical_text(_whole_som(transport, s.session_id)))
 

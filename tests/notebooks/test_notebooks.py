@@ -41,8 +41,14 @@ DRIFT_CODES = {
 #: Values the notebooks type or select (in their source); none may reach an output.
 TYPED_IN_SOURCE = {
     "01_explore_a_session.ipynb": ["analyst@example.test", "Team"],
-    "02_trace_semantics.ipynb": ["Grüße, Zoë ✓", "Enterprise", "SPRING-SECRET-42", "coupon", "cookie-value-9f3e",
-                                 "demo_cookie_name"],
+    "02_trace_semantics.ipynb": [
+        "Grüße, Zoë ✓",
+        "Enterprise",
+        "SPRING-SECRET-42",
+        "coupon",
+        "cookie-value-9f3e",
+        "demo_cookie_name",
+    ],
     "03_replay_validation.ipynb": ["batch@example.test", "hello", "not a text box"],
     "04_watch_an_agent.ipynb": ["agent@example.test"],
     "05_audit_and_fleets.ipynb": ["fleet@example.test", "Platinum", "Team"],
@@ -151,13 +157,20 @@ def test_01_explore_a_session(jupyter_env: dict[str, str]) -> None:
 
 def test_02_trace_semantics(jupyter_env: dict[str, str]) -> None:
     name = "02_trace_semantics.ipynb"
-    extra = f"import json; print({RESULT_MARKER!r} + json.dumps(dict(e6_evicted=final_status.evicted_events)))"
+    extra = (
+        f"import json; print({RESULT_MARKER!r} + json.dumps(dict(e6_evicted=final_status.evicted_events)))"
+    )
     notebook = _execute(name, jupyter_env, extra)
     _assert_clean(notebook, name, [])
     streams = _stream_text(notebook)
     assert "characters: 12 | bytes recorded: 17" in streams
     assert "after close: Session not found" in streams
     assert re.search(r"smallest real event: \d+ bytes", streams)
+    # The oversize cell's hostile direction is warned about at the cell's own line, once.
+    warned = [
+        line for line in streams.splitlines() if "UserWarning: scroll direction 'xxxxxxxxxxxx'…" in line
+    ]
+    assert len(warned) == 1 and "asyncio" not in warned[0] and "ipykernel" in warned[0]
     assert _result(notebook)["e6_evicted"] > 0
 
 
