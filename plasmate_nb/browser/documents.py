@@ -100,12 +100,10 @@ async def fetch_document(
     if remaining <= 0:
         raise DocumentError("timeout", timeout_after(0))
     try:
-        return await asyncio.wait_for(
-            _fetch(
+        async with asyncio.timeout(remaining):
+            return await _fetch(
                 engine, url, max_bytes, max_redirects, user_agent, accept, fail_on_http_error, redirect_check
-            ),
-            remaining,
-        )
+            )
     except TimeoutError:
         raise DocumentError("timeout", timeout_after(remaining)) from None
 

@@ -88,7 +88,8 @@ class Engine:
                 except BaseException:  # never a browser left running unguarded
                     await guard.aclose()
                     with contextlib.suppress(Exception):
-                        await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_SECONDS)
+                        async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                            await browser.close()
                     raise
                 self.memory_guard = guard
             browser.on("disconnected", self._on_disconnected)
@@ -147,15 +148,18 @@ class Engine:
         browser, self._browser = self._browser, None
         if browser is not None:  # every step bounded: a wedged browser or driver must not hang us
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_SECONDS)
+                async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                    await browser.close()
         playwright, self._playwright = self._playwright, None
         if playwright is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(playwright.stop(), CLOSE_TIMEOUT_SECONDS)
+                async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                    await playwright.stop()
         gate, self.gate = self.gate, None
         if gate is not None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(gate.aclose(), CLOSE_TIMEOUT_SECONDS)
+                async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                    await gate.aclose()
 
     async def __aenter__(self) -> Engine:
         await self.start()

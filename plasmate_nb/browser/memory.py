@@ -146,7 +146,8 @@ class RendererMemoryGuard:
             if remaining <= 0:
                 return None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._news.wait(), remaining)
+                async with asyncio.timeout(remaining):
+                    await self._news.wait()
 
     def renderer_sizes(self) -> dict[int, int]:
         """Resident bytes of each renderer the last look found (those still running)."""

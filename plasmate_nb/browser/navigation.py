@@ -75,7 +75,8 @@ class NavigationWatch:
         """Wait (at most ``timeout`` seconds) until every top-level navigation request seen so far
         has its answer: a refusal by the gate can arrive after the page has drawn a frame."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._answered.wait(), max(0.001, timeout))
+            async with asyncio.timeout(max(0.001, timeout)):
+                await self._answered.wait()
 
     @property
     def quiet(self) -> bool:
@@ -200,7 +201,8 @@ async def goto(
         if is_timeout(error):
             # Bounded: a renderer too busy to load (a script that never yields) may not answer.
             with contextlib.suppress(PlaywrightError, TimeoutError):
-                await asyncio.wait_for(stop_loading(page), STOP_SECONDS)
+                async with asyncio.timeout(STOP_SECONDS):
+                    await stop_loading(page)
         blocked = watch.blocked_when_failed()
         stopped = await stopped_reason(memory_guard, page)
         if stopped is not None:
@@ -233,7 +235,8 @@ async def stop_loading(page: Page) -> None:
         await cdp.send("Page.stopLoading")
     finally:  # bounded on its own: it also runs when the caller's deadline cancelled the send
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(cdp.detach(), STOP_SECONDS)
+            async with asyncio.timeout(STOP_SECONDS):
+                await cdp.detach()
 
 
 async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):
@@ -262,7 +265,8 @@ async def settle(page: Page, timeout: float, watch: NavigationWatch | None = Non
         try:
             # A navigation a script started reaches the browser (and so the watch) within the
             # frame, and what the page queued right after it has run by the task.
-            await asyncio.wait_for(next_frame(page), remaining)
+            async with asyncio.timeout(remaining):
+                await next_frame(page)
         except (PlaywrightError, TimeoutError):
             if loop.time() >= deadline:
                 return

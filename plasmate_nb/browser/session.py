@@ -336,7 +336,8 @@ class BrowserSession:
             page = await self._page_to_act_on()
             await self._perform(page, "Scroll", lambda: page.evaluate(SCROLL_SCRIPT, [direction, pixels]))
         try:
-            position = await asyncio.wait_for(page.evaluate(SCROLL_POSITION), self._config.action_timeout)
+            async with asyncio.timeout(self._config.action_timeout):
+                position = await page.evaluate(SCROLL_POSITION)
         except (PlaywrightError, TimeoutError):
             position = 0
         return float(position)
@@ -366,7 +367,8 @@ class BrowserSession:
         async def run() -> None:
             script = self._refusing_oversize(_catching(evaluate_wrapper(expression)), limit)
             try:
-                value = await asyncio.wait_for(page.evaluate(script), self._config.evaluate_timeout)
+                async with asyncio.timeout(self._config.evaluate_timeout):
+                    value = await page.evaluate(script)
             except PlaywrightError as error:
                 detail = compile_error_detail(error)
                 if detail is None:
@@ -480,7 +482,8 @@ class BrowserSession:
     async def _dom_node(self, element_id: str) -> Locator:
         assert self.som is not None
         try:
-            located = await asyncio.wait_for(self.som.locate(element_id), self._config.action_timeout)
+            async with asyncio.timeout(self._config.action_timeout):
+                located = await self.som.locate(element_id)
         except (PlaywrightError, TimeoutError):
             located = None
         if located is None:
@@ -495,9 +498,8 @@ class BrowserSession:
     async def _ask(self, handle: Locator, script: str, arg: Any = None) -> Any:
         """A quick read of an element's kind; a vanished node reads as ``Element not found in DOM``."""
         try:
-            return await asyncio.wait_for(
-                handle.evaluate(script, arg, timeout=self._action_ms), self._config.action_timeout
-            )
+            async with asyncio.timeout(self._config.action_timeout):
+                return await handle.evaluate(script, arg, timeout=self._action_ms)
         except (PlaywrightError, TimeoutError) as error:
             if self._lost:
                 raise ActionError(BROWSER_CONNECTION_LOST) from None
@@ -521,7 +523,8 @@ class BrowserSession:
         self._page_watch.forget_pending()
         try:
             # A second, outer bound: Playwright's own timeouts cannot fire while the driver waits on a hung renderer.
-            await asyncio.wait_for(operation(), limit + 1.0)
+            async with asyncio.timeout(limit + 1.0):
+                await operation()
         except ActionError:  # the operation's own verdict (evaluate's JS exception): nothing committed
             await self._restore(page)
             raise
@@ -584,11 +587,13 @@ class BrowserSession:
     async def _prepare_actions(self, page: Page) -> None:
         """Best effort and bounded: a page that navigates or hangs meanwhile is settle's business."""
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(prepare_actions(page), self._config.settle_timeout)
+            async with asyncio.timeout(self._config.settle_timeout):
+                await prepare_actions(page)
 
     async def _answers(self, page: Page) -> bool:
         try:
-            await asyncio.wait_for(page.evaluate("1"), ANSWERS_PROBE_SECONDS)
+            async with asyncio.timeout(ANSWERS_PROBE_SECONDS):
+                await page.evaluate("1")
             return True
         except (PlaywrightError, TimeoutError):
             return False
@@ -647,7 +652,8 @@ class BrowserSession:
 
     async def _guarded(self, operation: Callable[[], Awaitable[Any]]) -> Any:
         try:
-            return await asyncio.wait_for(operation(), self._config.action_timeout)
+            async with asyncio.timeout(self._config.action_timeout):
+                return await operation()
         except (PlaywrightError, TimeoutError) as error:
             if self._lost or is_closed(error):
                 raise ActionError(BROWSER_CONNECTION_LOST) from None

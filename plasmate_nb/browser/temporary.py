@@ -75,7 +75,8 @@ class LoadedPage:
     async def effective_html(self) -> str:
         """The document as it stands now (after scripts, when they ran), serialised."""
         try:
-            return await asyncio.wait_for(self.page.content(), self.action_timeout)
+            async with asyncio.timeout(self.action_timeout):
+                return await self.page.content()
         except (PlaywrightError, TimeoutError) as error:
             raise ActionError(pipeline_error(await self._why(error, self.action_timeout))) from None
 
@@ -89,7 +90,8 @@ class LoadedPage:
         """The viewport as ``png``, ``jpeg`` or ``webp`` bytes. Raises :class:`CaptureFailed`."""
         capture = self.page.screenshot(type=image_format, timeout=timeout * 1000, animations="disabled")
         try:  # Playwright's own timeout is not always kept (a capture during a navigation)
-            return await asyncio.wait_for(capture, timeout + SCREENSHOT_GRACE_S)
+            async with asyncio.timeout(timeout + SCREENSHOT_GRACE_S):
+                return await capture
         except (PlaywrightError, TimeoutError) as error:
             if is_timeout(error):
                 raise CaptureFailed("timed out", timed_out=True) from None
@@ -142,7 +144,8 @@ async def temporary_page(
         source = b""
         if response is not None:
             with contextlib.suppress(PlaywrightError, TimeoutError):
-                source = await asyncio.wait_for(response.body(), engine.config.action_timeout)
+                async with asyncio.timeout(engine.config.action_timeout):
+                    source = await response.body()
         yield LoadedPage(page, page.url, source, engine.config.action_timeout, engine.memory_guard)
     finally:
         await close_quietly(context)

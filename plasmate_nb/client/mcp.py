@@ -129,7 +129,8 @@ class _SdkTransport:
             attempt.task = asyncio.create_task(self._hold(attempt))
         try:
             try:
-                await asyncio.wait_for(asyncio.shield(attempt.ready), self.connect_timeout)
+                async with asyncio.timeout(self.connect_timeout):
+                    await asyncio.shield(attempt.ready)
             except TimeoutError:
                 self._give_up(attempt)
                 await attempt.ready  # raises the error every waiting call now gets
@@ -197,7 +198,8 @@ class _SdkTransport:
             raise ToolError(tool, errors.unsendable_text(unsendable))
         client = await self._connected()
         try:
-            result = await asyncio.wait_for(client.call_tool(tool, arguments), CALL_TIMEOUT_S)
+            async with asyncio.timeout(CALL_TIMEOUT_S):
+                result = await client.call_tool(tool, arguments)
         finally:
             self._listeners.notify(session_id_of(arguments), tool)
         texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
@@ -212,7 +214,8 @@ class _SdkTransport:
         >>> [tool["name"] for tool in await transport.list_tools()]
         """
         client = await self._connected()
-        listed = await asyncio.wait_for(client.list_tools(), CALL_TIMEOUT_S)
+        async with asyncio.timeout(CALL_TIMEOUT_S):
+            listed = await client.list_tools()
         return [tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools]
 
     def subscribe(self, callback: CallListener) -> Callable[[], None]:
@@ -232,7 +235,8 @@ class _SdkTransport:
             return
         attempt.closing.set()
         with contextlib.suppress(Exception):  # a timeout cancels the connection's task
-            await asyncio.wait_for(attempt.task, CONNECT_TIMEOUT_S)
+            async with asyncio.timeout(CONNECT_TIMEOUT_S):
+                await attempt.task
         if attempt.ready.done() and not attempt.ready.cancelled():
             attempt.ready.exception()  # read: a failure no call waited for is not worth a warning
 

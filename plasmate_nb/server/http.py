@@ -471,7 +471,8 @@ class HttpServer:
             # that the serving task is cancelled: stopped either way.
             try:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._task, 2 * self.shutdown_timeout)
+                    async with asyncio.timeout(2 * self.shutdown_timeout):
+                        await self._task
             finally:
                 self._server = self._task = None
 

@@ -201,7 +201,8 @@ async def compile_page(
     budget_ms = int((timeout if timeout is not None else DEFAULT_BUDGET_S) * 1000)
     use = INCREMENTAL_DEFAULT if incremental is None else incremental
     try:
-        return await asyncio.wait_for(unless_crashed(page, _compile(page, budget_ms, use)), timeout)
+        async with asyncio.timeout(timeout):
+            return await unless_crashed(page, _compile(page, budget_ms, use))
     except TimeoutError:
         raise SomCompileError(f"SOM compile timed out after {timeout:g}s") from None
     except PlaywrightError as error:
