@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -144,15 +145,31 @@ def _catching(script: str) -> str:
 
 
 def map_evaluate_result(value: Any) -> Any:
-    """String mapping (docs/contract.md#answers): "undefined"/"" → None, JSON text → its value."""
+    """String mapping (docs/contract.md#answers): "undefined"/"" → None, JSON text → its value.
+
+    Numbers JSON cannot hold come back as the reference's worker sees them, ``String(value)``:
+    NaN and the infinities stay the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` (also when
+    the page returns those strings: they are no JSON), and ``-0`` is ``0``. Python's JSON would
+    otherwise write bare ``NaN`` into the answer, which no JSON parser takes."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return _JS_NON_FINITE[str(value)]
+        return 0 if value == 0 else value
     if not isinstance(value, str):
         return value
     if value in ("undefined", ""):
         return None
     try:
-        return json.loads(value)
+        return json.loads(value, parse_constant=_not_json)
     except ValueError:
         return value
+
+
+_JS_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
 
 
 class BrowserSession:

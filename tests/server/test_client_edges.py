@@ -1,0 +1,69 @@
+"""What a real SDK client sees at the edges of the arguments and results (docs/contract.md#arguments,
+docs/contract.md#answers): values the reference's own parsing and serialisation decide.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from mcp import Client
+
+from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.server import build_server
+from plasmate_nb.tools import Dispatcher
+
+
+@pytest_asyncio.fixture(scope="module")
+async def dispatcher() -> AsyncIterator[Dispatcher]:
+    engine = Engine(EngineConfig(max_sessions=2, action_timeout=5.0, settle_timeout=1.0))
+    try:
+        yield Dispatcher(engine)
+    finally:
+        await engine.aclose()
+
+
+@pytest_asyncio.fixture(scope="module")
+async def session_id(dispatcher: Dispatcher, demo) -> str:
+    opened = await dispatcher.call("open_page", {"url": demo.url("/login.html")})
+    assert not opened.is_error, opened.text
+    return str(json.loads(opened.text)["session_id"])
+
+
+def _strict_json(text: str) -> Any:
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize(
+    ("expression", "result"),
+    [
+        ("NaN", "NaN"),
+        ("1/0", "Infinity"),
+        ("-1/0", "-Infinity"),
+        ("'NaN'", "NaN"),  # a string the reference's JSON parser does not take stays a string
+        ("'Infinity'", "Infinity"),
+        ("'-Infinity'", "-Infinity"),
+        ("-0", 0),
+        ("1.5", 1.5),
+    ],
+)
+async def test_evaluate_answers_strict_json_for_numbers_json_cannot_hold(
+    dispatcher: Dispatcher, session_id: str, expression: str, result: Any
+) -> None:
+    """The reference's worker hands back ``String(value)``; NaN and the infinities are no JSON, so
+    they stay strings, and ``-0`` reads as ``0``. The text and the structured copy are JSON."""
+    async with Client(build_server(dispatcher)) as client:
+        answer = await client.call_tool("evaluate", {"session_id": session_id, "expression": expression})
+    assert not answer.is_error, answer
+    text = answer.content[0].text
+    assert _strict_json(text) == {"result": result}
+    assert text == json.dumps({"result": result}, separators=(",", ":"))  # -0 is 0, not -0.0
+    assert answer.structured_content is not None
+    assert answer.structured_content["contentType"] == "application/json"
+    assert answer.structured_content["result"] == {"result": result}
