@@ -1,6 +1,7 @@
 """Argument checking against a tool's input schema (the SDK's low-level server does not).
 
-Only presence and JSON types are enforced, as in the reference: ``enum``, ``minimum`` and
+Only presence and JSON types are enforced, as in the reference (an optional property without a
+default takes ``null`` as absent, like the reference's ``Option`` fields): ``enum``, ``minimum`` and
 ``maxLength`` are descriptive (``scroll.direction`` accepts any string and acts as down), and
 so is everything *inside* an array's items (``set_cookies`` takes the items that fit and skips
 the rest, docs/contract.md#answers). The four closed trace tools are parsed by
@@ -43,19 +44,41 @@ def check_arguments(spec: ToolSpec, arguments: Any) -> dict[str, Any]:
 
     if not isinstance(arguments, dict):
         raise InvalidArguments(invalid_type(json_kind(arguments), "an object"))
+    checked = _without_null_options(spec, arguments)
     try:
-        _fast_check(spec.name)(arguments)
-        if _no_tuples(arguments):  # fastjsonschema takes a tuple for an array, jsonschema does not
-            return arguments
+        _fast_check(spec.name)(checked)
+        if _no_tuples(checked):  # fastjsonschema takes a tuple for an array, jsonschema does not
+            return checked
     except JsonSchemaValueException:
         pass
     errors = [
-        e for e in _explaining(spec.name).iter_errors(arguments)
+        e for e in _explaining(spec.name).iter_errors(checked)
         if e.validator in _ENFORCED and not any(isinstance(part, int) for part in e.absolute_path)
     ]  # fmt: skip
     if not errors:  # where the two differ at the edges (a Fraction as a number), jsonschema's verdict stands
-        return arguments
+        return checked
     raise InvalidArguments(_describe(min(errors, key=_error_rank)))
+
+
+def _without_null_options(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` without the ``null`` entries of optional properties that have no default:
+    the reference's ``Option`` fields, which read ``null`` as absent. A required or defaulted
+    property keeps its ``null``, and the type check refuses it, as serde does."""
+    nullable = _null_options(spec.name)
+    if not any(value is None and name in nullable for name, value in arguments.items()):
+        return arguments
+    return {name: value for name, value in arguments.items() if not (value is None and name in nullable)}
+
+
+@functools.cache
+def _null_options(tool: str) -> frozenset[str]:
+    schema = TOOLS_BY_NAME[tool].input_schema
+    required = set(schema.get("required", ()))
+    return frozenset(
+        name
+        for name, sub in schema.get("properties", {}).items()
+        if name not in required and isinstance(sub, dict) and "default" not in sub
+    )
 
 
 def _no_tuples(value: Any) -> bool:

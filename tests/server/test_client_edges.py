@@ -67,3 +67,42 @@ async def test_evaluate_answers_strict_json_for_numbers_json_cannot_hold(
     assert answer.structured_content is not None
     assert answer.structured_content["contentType"] == "application/json"
     assert answer.structured_content["result"] == {"result": result}
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("fetch_page", {"budget": None, "selector": None}),
+        ("scroll", {"element_id": None}),
+        ("get_cookies", {"url": None}),
+        ("clear_cookies", {"name": None, "domain": None, "url": None}),
+        ("page_som", {"selector": None}),
+    ],
+)
+async def test_null_for_an_optional_argument_without_a_default_is_absent(
+    dispatcher: Dispatcher, session_id: str, demo, tool: str, arguments: dict[str, Any]
+) -> None:
+    """The reference's ``Option`` fields take ``null`` as absent (clients that fill every declared
+    property send it); only fields with a default, or required ones, refuse it."""
+    base = {"url": demo.url("/login.html")} if tool == "fetch_page" else {"session_id": session_id}
+    async with Client(build_server(dispatcher)) as client:
+        answer = await client.call_tool(tool, {**base, **arguments})
+    assert not answer.is_error, answer.content[0].text
+    assert isinstance(_strict_json(answer.content[0].text), dict)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field", "kind"),
+    [
+        ("type_text", {"element_id": "e", "text": "a", "append": None}, "append", "a boolean"),
+        ("scroll", {"pixels": None}, "pixels", "an integer"),
+        ("click", {"element_id": None}, "element_id", "a string"),
+    ],
+)
+async def test_null_for_a_defaulted_or_required_argument_is_still_refused(
+    dispatcher: Dispatcher, session_id: str, tool: str, arguments: dict[str, Any], field: str, kind: str
+) -> None:
+    async with Client(build_server(dispatcher)) as client:
+        answer = await client.call_tool(tool, {"session_id": session_id, **arguments})
+    assert answer.is_error
+    assert answer.content[0].text == f"Invalid arguments: invalid type for `{field}`: expected {kind}"

@@ -47,7 +47,15 @@ def values_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 
 def jsonschema_verdict(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
-    """What the check decided when jsonschema alone ran it: types, required, never inside items."""
+    """What the check decided when jsonschema alone ran it: types, required, never inside items;
+    a top-level ``null`` of an optional property without a default counts as absent."""
+    required = set(schema.get("required", ()))
+    optional = {
+        name
+        for name, sub in schema.get("properties", {}).items()
+        if name not in required and "default" not in sub
+    }
+    arguments = {name: value for name, value in arguments.items() if not (value is None and name in optional)}
     return not [
         e for e in Draft202012Validator(schema).iter_errors(arguments)
         if e.validator in {"type", "required", "items"} and not any(isinstance(p, int) for p in e.absolute_path)
