@@ -230,9 +230,12 @@ def outbound_blocked(reason: str) -> ErrorText:
 
 
 # Policy reasons (the reference's texts), shown after BLOCKED_PREFIX.
-URL_UNPARSEABLE = ErrorText("the URL cannot be parsed", OPERATION)
 URL_HAS_CREDENTIALS = ErrorText("outbound URLs containing credentials are not allowed", OPERATION)
-URL_HAS_NO_HOST = ErrorText("the URL has no host", OPERATION)
+
+
+def invalid_url(detail: str) -> ErrorText:
+    """A URL that does not parse; ``detail`` is one of the URL parser's errors (``URL_EMPTY_HOST``…)."""
+    return ErrorText(f"invalid URL: {detail}", OPERATION)
 
 
 def scheme_not_allowed(scheme: str) -> ErrorText:
@@ -332,6 +335,7 @@ URL_RELATIVE_WITHOUT_BASE = ErrorText("relative URL without a base", OPERATION)
 URL_INVALID_PORT = ErrorText("invalid port number", OPERATION)
 URL_INVALID_IPV6 = ErrorText("invalid IPv6 address", OPERATION)
 URL_EMPTY_HOST = ErrorText("empty host", OPERATION)
+URL_INVALID_DOMAIN = ErrorText("invalid domain character", OPERATION)
 
 
 def failed_to_fetch_page(reason: str) -> ErrorText:
@@ -406,6 +410,7 @@ def _words_before(text: str, argument: str) -> str:
 _SENTINEL = "\x00"
 OPTION_NOT_FOUND_WORDS = _words_before(option_not_found(0), "value of")
 UNSUPPORTED_SCHEME_WORDS = _words_before(scheme_not_allowed(_SENTINEL), _SENTINEL)
+RELATIVE_URL_WORDS = str(invalid_url(URL_RELATIVE_WITHOUT_BASE))
 FAILED_TO_FETCH_WORDS = _words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL)
 
 #: A failed open_page leaves no page (and no session): nothing is "unchanged" there.
@@ -435,6 +440,7 @@ _TOOL_ERROR_HINTS = (
     (NOT_TOGGLEABLE, "toggle needs a checkbox, radio button or details element (see page.elements)"),
     (OPTION_NOT_FOUND_WORDS, "give an option's visible text or value, as the select lists them in page.elements"),
     (UNSUPPORTED_SCHEME_WORDS, "only http:// and https:// URLs can be opened"),
+    (RELATIVE_URL_WORDS, "only http:// and https:// URLs can be opened"),
     (URL_HAS_CREDENTIALS, "send credentials in a form or a cookie (s.set_cookies), never in the URL"),
     (BLOCKED_PREFIX, "nothing was sent: the URL policy refused it, for the reason the message gives"),
     (_words_before(session_not_found(_SENTINEL), _SENTINEL),

@@ -81,10 +81,9 @@ CASES = [
      "operation"),
     ("outbound_blocked", errors.outbound_blocked(errors.URL_HAS_CREDENTIALS),
      "Outbound URL blocked: outbound URLs containing credentials are not allowed", "policy"),
-    ("URL_UNPARSEABLE", errors.URL_UNPARSEABLE, "the URL cannot be parsed", "operation"),
+    ("invalid_url", errors.invalid_url(errors.URL_EMPTY_HOST), "invalid URL: empty host", "operation"),
     ("URL_HAS_CREDENTIALS", errors.URL_HAS_CREDENTIALS, "outbound URLs containing credentials are not allowed",
      "operation"),
-    ("URL_HAS_NO_HOST", errors.URL_HAS_NO_HOST, "the URL has no host", "operation"),
     ("scheme_not_allowed", errors.scheme_not_allowed("file"),
      "outbound URL scheme 'file' is not allowed; only http and https are permitted", "operation"),
     ("host_unresolvable", errors.host_unresolvable("nowhere.example"), "host nowhere.example could not be resolved",
@@ -116,6 +115,7 @@ CASES = [
     ("URL_INVALID_PORT", errors.URL_INVALID_PORT, "invalid port number", "operation"),
     ("URL_INVALID_IPV6", errors.URL_INVALID_IPV6, "invalid IPv6 address", "operation"),
     ("URL_EMPTY_HOST", errors.URL_EMPTY_HOST, "empty host", "operation"),
+    ("URL_INVALID_DOMAIN", errors.URL_INVALID_DOMAIN, "invalid domain character", "operation"),
     ("failed_to_fetch_page", errors.failed_to_fetch_page("Navigation failed: net::ERR_CONNECTION_REFUSED"),
      "Failed to fetch page: Navigation failed: net::ERR_CONNECTION_REFUSED", "network"),
     ("VISUAL_MODE_INVALID", errors.VISUAL_MODE_INVALID, "visual_mode must be one of: never, auto, always",
@@ -245,9 +245,9 @@ def test_a_contract_reason_carries_its_class_into_the_message(
 def test_only_refused_destinations_get_the_allow_hint() -> None:
     destinations = [errors.address_not_routable("127.0.0.1"), errors.host_unresolvable("nowhere.example")]
     forms = [
-        errors.URL_UNPARSEABLE,
+        errors.invalid_url(errors.URL_RELATIVE_WITHOUT_BASE),
         errors.URL_HAS_CREDENTIALS,
-        errors.URL_HAS_NO_HOST,
+        errors.invalid_url(errors.URL_EMPTY_HOST),
         errors.scheme_not_allowed("ftp"),
     ]
     assert all(errors.outbound_blocked(reason).endswith(HINT) for reason in destinations)

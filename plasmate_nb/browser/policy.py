@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -24,13 +25,19 @@ from urllib.parse import urlsplit
 
 from plasmate_nb.browser.addresses import IPAddress, is_blocked, parse_address
 from plasmate_nb.errors import (
+    URL_EMPTY_HOST,
     URL_HAS_CREDENTIALS,
-    URL_HAS_NO_HOST,
-    URL_UNPARSEABLE,
+    URL_INVALID_DOMAIN,
+    URL_INVALID_IPV6,
+    URL_INVALID_PORT,
+    URL_RELATIVE_WITHOUT_BASE,
     address_not_routable,
     host_unresolvable,
+    invalid_url,
     scheme_not_allowed,
 )
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # a URL without one is relative
 
 Resolver = Callable[[str], Awaitable[Sequence[str]]]
 """``async (host) -> [address, …]``: how the gate turns a name into addresses (injectable for tests)."""
@@ -66,19 +73,29 @@ class UrlPolicy:
                 ) from None
 
     def check_form(self, url: str) -> str:
-        """Scheme and userinfo rules; returns the host. Raises :class:`PolicyViolation`."""
+        """Scheme and userinfo rules; returns the host. Raises :class:`PolicyViolation`.
+
+        A URL that does not parse is refused with the reference's parser error
+        (docs/contract.md#url-policy): one without a scheme is relative, not of scheme ``''``."""
+        if not _SCHEME.match(url.strip()):
+            raise PolicyViolation(invalid_url(URL_RELATIVE_WITHOUT_BASE))
         try:
             parts = urlsplit(url)
             host = parts.hostname
         except ValueError as exc:
-            raise PolicyViolation(URL_UNPARSEABLE) from exc
+            detail = URL_INVALID_IPV6 if "IPv6" in str(exc) else URL_INVALID_DOMAIN
+            raise PolicyViolation(invalid_url(detail)) from exc
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https"):
             raise PolicyViolation(scheme_not_allowed(scheme))
         if parts.username is not None or parts.password is not None:
             raise PolicyViolation(URL_HAS_CREDENTIALS)
         if not host:
-            raise PolicyViolation(URL_HAS_NO_HOST)
+            raise PolicyViolation(invalid_url(URL_EMPTY_HOST))
+        try:
+            parts.port  # noqa: B018 (read for its check: out of range or not a number)
+        except ValueError as exc:
+            raise PolicyViolation(invalid_url(URL_INVALID_PORT)) from exc
         return host
 
     async def addresses(self, host: str, resolver: Resolver = system_resolver) -> list[IPAddress]:

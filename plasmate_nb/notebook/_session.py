@@ -300,7 +300,7 @@ class AsyncSession:
             options = self._page._select_options(arguments.get("element_id"))
             if options:
                 return errors.options_hint(options)
-        if errors.UNSUPPORTED_SCHEME_WORDS in message:
+        if errors.UNSUPPORTED_SCHEME_WORDS in message or errors.RELATIVE_URL_WORDS in message:
             suggestion = _with_http(arguments.get("url"))
             if suggestion is not None:
                 return errors.missing_scheme_hint(suggestion)

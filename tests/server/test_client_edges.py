@@ -106,3 +106,29 @@ async def test_null_for_a_defaulted_or_required_argument_is_still_refused(
         answer = await client.call_tool(tool, {"session_id": session_id, **arguments})
     assert answer.is_error
     assert answer.content[0].text == f"Invalid arguments: invalid type for `{field}`: expected {kind}"
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("example.com/page", "invalid URL: relative URL without a base"),
+        ("", "invalid URL: relative URL without a base"),
+        ("http://", "invalid URL: empty host"),
+        ("https:///path", "invalid URL: empty host"),
+        ("http://[::1/", "invalid URL: invalid IPv6 address"),
+        ("http://example.com:99999/", "invalid URL: invalid port number"),
+        ("http://example.com:port/", "invalid URL: invalid port number"),
+    ],
+)
+@pytest.mark.parametrize("tool", ["open_page", "extract_text"])
+async def test_a_url_that_does_not_parse_is_refused_with_the_references_reason(
+    dispatcher: Dispatcher, tool: str, url: str, reason: str
+) -> None:
+    """The reference parses the URL first and names the parser's error (`invalid URL: <error>`);
+    a URL with no scheme is relative, never a scheme of ''."""
+    async with Client(build_server(dispatcher)) as client:
+        answer = await client.call_tool(tool, {"url": url})
+    assert answer.is_error
+    text = answer.content[0].text
+    assert text.startswith("Failed to fetch "), text
+    assert text.endswith(": Outbound URL blocked: " + reason), text
