@@ -80,7 +80,9 @@ class ToolSpec:
 
 
 def _schema(properties: dict[str, Any], required: list[str], closed: bool = False) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:  # the reference leaves an empty list out: {"type":"object","properties":{}}
+        schema["required"] = required
     if closed:
         schema["additionalProperties"] = False
     return schema

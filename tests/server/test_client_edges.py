@@ -132,3 +132,13 @@ async def test_a_url_that_does_not_parse_is_refused_with_the_references_reason(
     text = answer.content[0].text
     assert text.startswith("Failed to fetch "), text
     assert text.endswith(": Outbound URL blocked: " + reason), text
+
+
+async def test_tools_without_arguments_declare_the_references_bare_schema(dispatcher: Dispatcher) -> None:
+    """``{"type":"object","properties":{}}``: no empty ``required`` list, which JSON Schema draft 4
+    validators (still used by some clients) refuse."""
+    async with Client(build_server(dispatcher)) as client:
+        listed = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+    assert listed["session_status"] == {"type": "object", "properties": {}}
+    assert listed["cache_status"] == {"type": "object", "properties": {}}
+    assert all(schema.get("required") for schema in listed.values() if "required" in schema)

@@ -84,7 +84,7 @@ def test_trace_contract_action_tables_name_traced_tools_only() -> None:
 
 
 def test_session_tools_are_exactly_those_taking_a_required_session_id() -> None:
-    takes_session = {tool.name for tool in TOOLS if "session_id" in tool.input_schema["required"]}
+    takes_session = {tool.name for tool in TOOLS if "session_id" in tool.input_schema.get("required", ())}
     assert takes_session == SESSION_TOOLS == {tool.name for tool in TOOLS if tool.session}
     assert all("session_id" not in tool.input_schema["properties"] for tool in TOOLS if not tool.session)
 
