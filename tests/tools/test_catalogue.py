@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import subprocess
 import sys
 import typing
@@ -40,6 +41,37 @@ SCENARIOS = {PACKAGE / "examples.py", PACKAGE / "analysis" / "synthetic.py"}
 def test_names_are_unique_and_indexed() -> None:
     assert len(TOOL_NAMES) == len(TOOLS)
     assert all(TOOLS_BY_NAME[tool.name] is tool for tool in TOOLS)
+
+
+def test_tools_are_listed_in_the_reference_order_with_ours_after_their_kin() -> None:
+    # Reference §1: "tools/list returns exactly 26 tools, in the order below".
+    reference = [
+        "fetch_page", "extract_text", "extract_links", "ard_discover", "crawl_policy", "inspect_page",
+        "cache_status", "session_status", "trace_status", "trace_export", "trace_clear", "replay_validate",
+        "screenshot_page", "open_page", "evaluate", "click", "close_page", "navigate_to", "type_text",
+        "select_option", "scroll", "toggle", "clear", "get_cookies", "set_cookies", "clear_cookies",
+    ]  # fmt: skip
+    names = [tool.name for tool in TOOLS]
+    assert [name for name in names if name in reference] == reference
+    assert names.index("replay_execute") == names.index("replay_validate") + 1  # ours: after its kin
+    assert names[-1] == "page_som"
+
+
+def test_the_contracts_tool_table_is_the_catalogue_in_its_order() -> None:
+    text = (PACKAGE.parent / "docs" / "contract.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d+) \| `(\w+)` \| ([^|]+) \| ([TF/]+) \| ([\w-]+) \|", text, re.MULTILINE)
+    flags = {True: "T", False: "F"}
+    listed = [tool for tool in TOOLS if not tool.opt_in]  # replay_execute has its own section
+    assert [(int(n), name, title.strip(), marks, trust) for n, name, title, marks, trust in rows] == [
+        (
+            n,
+            t.name,
+            t.title,
+            "/".join(flags[f] for f in (t.read_only, t.destructive, t.idempotent, t.open_world)),
+            t.trust,
+        )
+        for n, t in enumerate(listed, 1)
+    ]
 
 
 def test_the_dispatcher_handler_map_is_the_catalogue() -> None:
