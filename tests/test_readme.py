@@ -177,3 +177,13 @@ def test_every_readme_python_snippet_runs(
         assert value not in outputs
     assert reader_env["PLASMATE_NB_MCP_TOKEN"] not in outputs
     assert all(process.poll() is None for process in background), "a background server died"
+
+
+def test_the_readme_names_every_tool_in_tools_list_order() -> None:
+    from plasmate_nb.tools.catalogue import TOOLS
+
+    text = README.read_text(encoding="utf-8")
+    paragraph = text[text.index("Tools, in `tools/list` order") :].split("\n\n")[0]
+    named = re.findall(r"`([a-z_]+)`", paragraph)
+    tools = [tool.name for tool in TOOLS]
+    assert [name for name in named if name in tools] == tools
