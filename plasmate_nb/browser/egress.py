@@ -67,6 +67,11 @@ HOP_BY_HOP = frozenset(
     }
 )
 GATE_HOST = "127.0.0.1"
+PROXY_BYPASS = "<-loopback>"
+"""Chromium's proxy bypass list, given with the gate every time: "no implicit bypass". Without it
+Chromium sends localhost, 127.0.0.0/8, [::1] and link-local destinations around any proxy.
+Playwright adds it on its own only while ``PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK``
+is unset in its environment (set, a page reached 127.0.0.1 straight), so it is never left to it."""
 T = TypeVar("T")
 TASKS_CLOSE_SECONDS = 2.0  # how long aclose waits for its cancelled connections to end
 

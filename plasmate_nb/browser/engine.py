@@ -22,7 +22,7 @@ from playwright.async_api import Browser, BrowserContext, Playwright, ProxySetti
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, within
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
-from plasmate_nb.browser.egress import EgressGate, chromium_args
+from plasmate_nb.browser.egress import PROXY_BYPASS, EgressGate, chromium_args
 from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import describe, reduce_url
@@ -100,7 +100,10 @@ class Engine:
     async def _connect_or_launch(self, playwright: Playwright) -> Browser:
         endpoint = self.config.endpoint
         if endpoint:
-            self._context_proxy = {"server": self.gate.server} if self.gate is not None else None
+            gate = self.gate
+            self._context_proxy = (
+                {"server": gate.server, "bypass": PROXY_BYPASS} if gate is not None else None
+            )
             if endpoint.startswith(("ws://", "wss://")):
                 return await playwright.chromium.connect(endpoint)
             return await playwright.chromium.connect_over_cdp(endpoint)
@@ -110,7 +113,7 @@ class Engine:
             executable_path=executable,
             headless=self.config.headless,
             args=[*LAUNCH_ARGS, *chromium_args()],
-            proxy={"server": self.gate.server},
+            proxy={"server": self.gate.server, "bypass": PROXY_BYPASS},
         )
 
     def _gated(self) -> bool:
