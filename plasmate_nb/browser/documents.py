@@ -9,9 +9,10 @@ Chromium. Streaming lets the byte caps hold while reading (a huge body is never 
 redirects are followed here, hop by hop, so a caller can check each hop's origin before it is
 requested. One deadline covers every hop and the body.
 
-Without a gate (a browser on another machine, see docs/contract.md#the-egress-gate) the URL policy
-is applied here, before each request, which cannot stop DNS rebinding: the gate is the real
-guarantee.
+With a browser on another machine (which cannot use this machine's gate, see
+docs/contract.md#the-egress-gate) these fetches still go through a gate of the engine's own
+(:meth:`Engine.fetch_gate`): they leave from this machine, and only a gate resolves a name once and
+connects to exactly the address it checked (a check before the request could be rebound).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import httpx2
 
 from plasmate_nb.browser.egress import gate_answer
 from plasmate_nb.browser.navigation import FAILED
-from plasmate_nb.browser.policy import PolicyViolation, Unresolvable
+from plasmate_nb.browser.policy import PolicyViolation
 from plasmate_nb.errors import (
     BLOCKED_PREFIX,
     body_exceeds_limit,
@@ -118,11 +119,10 @@ async def _fetch(
     fail_on_http_error: bool,
     redirect_check: Callable[[str], str | None] | None,
 ) -> Document:
-    await engine.start()  # the gate starts with the browser
-    gate = engine.gate
+    gate = await engine.fetch_gate()
     headers = {"User-Agent": user_agent, "Accept": accept, "Accept-Encoding": "gzip, deflate"}
     async with httpx2.AsyncClient(
-        proxy=gate.server if gate is not None else None,
+        proxy=gate.server,
         trust_env=False,
         follow_redirects=False,
         headers=headers,
@@ -132,11 +132,11 @@ async def _fetch(
         current = url
         hops = 0
         while True:
-            await _check(engine, current)
-            mark = gate.mark() if gate is not None else 0
+            _check(engine, current)
+            mark = gate.mark()
             try:
                 async with client.stream("GET", current) as response:
-                    _refused(response, gated=gate is not None)
+                    _refused(response)
                     location = response.headers.get("location")
                     if response.status_code in REDIRECT_STATUSES and location is not None:
                         hops += 1
@@ -161,27 +161,22 @@ async def _fetch(
                     body = await _read(response, max_bytes, final)
                     return Document(final, response.status_code, response.headers.get("content-type"), body)
             except httpx2.HTTPError as error:
-                refused = gate.refusal_for(current, since=mark) if gate is not None else None
+                refused = gate.refusal_for(current, since=mark)
                 if refused is not None:
                     raise DocumentError("blocked", outbound_blocked(refused.reason)) from None
                 raise DocumentError("network", navigation_failed(_net_code(error))) from None
 
 
-async def _check(engine: Engine, url: str) -> None:
-    """The URL policy's form rules (and, without a gate, its destination rule)."""
+def _check(engine: Engine, url: str) -> None:
+    """The URL policy's form rules (its destination rule is the gate's)."""
     try:
-        if engine.gate is None:
-            await engine.policy.check(url)
-        else:
-            engine.policy.check_form(url)
+        engine.policy.check_form(url)
     except PolicyViolation as violation:
         raise DocumentError("blocked", outbound_blocked(str(violation))) from None
-    except Unresolvable:
-        raise DocumentError("network", navigation_failed("net::ERR_NAME_NOT_RESOLVED")) from None
 
 
-def _refused(response: httpx2.Response, *, gated: bool) -> None:
-    kind, reason = gate_answer(str(response.url), response.headers, gated=gated)
+def _refused(response: httpx2.Response) -> None:
+    kind, reason = gate_answer(str(response.url), response.headers, gated=True)
     if kind == "refused":
         raise DocumentError("blocked", outbound_blocked(reason.removeprefix(BLOCKED_PREFIX)))
     if kind == "unreachable":

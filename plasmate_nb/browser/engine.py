@@ -53,6 +53,7 @@ class Engine:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self.gate: EgressGate | None = None
+        self._fetch_only_gate: EgressGate | None = None  # the engine's own fetches, browser not gated
         self.memory_guard: RendererMemoryGuard | None = None  # launched browsers with a bound
         self._context_proxy: ProxySettings | None = None  # per-context proxy (remote browsers)
         self._sessions: dict[str, BrowserSession] = {}
@@ -96,6 +97,20 @@ class Engine:
             self._browser = browser
             if self.config.idle_timeout and self._reaper is None:
                 self._reaper = asyncio.create_task(self._reap_idle())
+
+    async def fetch_gate(self) -> EgressGate:
+        """The gate the engine's own HTTP fetches go through (docs/contract.md#small-document-fetches):
+        the browser's, else one of their own. A browser on another machine cannot reach a gate here,
+        but these fetches leave from this machine: they are gated whatever the browser is."""
+        await self.start()
+        if self.gate is not None:
+            return self.gate
+        async with self._start_lock:
+            if self._fetch_only_gate is None:
+                gate = EgressGate(self.policy, resolver=self.config.resolver)
+                await gate.start()
+                self._fetch_only_gate = gate
+            return self._fetch_only_gate
 
     async def _connect_or_launch(self, playwright: Playwright) -> Browser:
         endpoint = self.config.endpoint
@@ -158,11 +173,12 @@ class Engine:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
                     await playwright.stop()
-        gate, self.gate = self.gate, None
-        if gate is not None:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
-                    await gate.aclose()
+        for gate in (self.gate, self._fetch_only_gate):
+            if gate is not None:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                        await gate.aclose()
+        self.gate = self._fetch_only_gate = None
 
     async def __aenter__(self) -> Engine:
         await self.start()
