@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 import pytest_asyncio
 
-from plasmate_nb.browser import Engine, EngineConfig
+from plasmate_nb.browser import ActionError, Engine, EngineConfig
 from tests.browser.conftest import eid
 from tests.egress.conftest import TIMEOUTS, Refusals
 from tests.egress.harness import (
@@ -149,4 +149,50 @@ async def test_every_kind_of_load_is_refused(site, strict, victim, victim_udp) -
     sockets = 4  # ws, wss, https and TURN over TCP reach the gate; WebTransport and UDP never do
     await refusals.wait(ALLOWED_IP, victim.port, count=KINDS_REFUSED_AT_LEAST + sockets)
     assert victim.since(0) == [] and victim_udp.since(0) == [], "127.0.0.1 was reached"
+    await engine.close_session(session.id)
+
+
+# How a URL may spell 127.0.0.1 (or a name for it); Chromium canonicalises most of them, and the
+# gate checks whatever address the spelling stands for.
+SPELLINGS = [
+    "http://127.0.0.1:{port}/",
+    "http://2130706433:{port}/",
+    "http://0177.0.0.1:{port}/",
+    "http://0x7f.1:{port}/",
+    "http://127.1:{port}/",
+    "http://127.0.0.1.:{port}/",
+    "http://%31%32%37.0.0.1:{port}/",
+    "http://[::ffff:127.0.0.1]:{port}/",
+    "http://[::ffff:7f00:1]:{port}/",
+    "http://0.0.0.0:{port}/",
+    "http://0:{port}/",
+    "http://[::]:{port}/",
+    "http://[::1]:{port}/",
+    "http://localhost:{port}/",
+    "http://LOCALHOST.:{port}/",
+    "http://\u24db\u24de\u24d2\u24d0\u24db\u24d7\u24de\u24e2\u24e3:{port}/",  # enclosed letters: "localhost"
+    "http://x.localhost:{port}/",
+    "https://127.0.0.1:{port}/",
+    "http://{name}:{port}@127.0.0.1:{port}/",  # userinfo: refused by form, whatever the host
+    "http://{name}:{port}\\@127.0.0.1:{port}/",
+]
+
+
+@pytest.mark.parametrize("strict", ["default environment"], indirect=True)
+async def test_every_spelling_of_127_0_0_1_is_refused(site, strict, victim, resolver) -> None:
+    engine, name = strict
+    for local in ("localhost", "x.localhost"):
+        resolver.script(local, [ALLOWED_IP])
+    page = f"http://{name}:{site.origin.port}/blank.html"
+    session = await engine.open(page)
+    failures = {}
+    for spelling in SPELLINGS:
+        url = spelling.format(port=victim.port, name=name)
+        with pytest.raises(ActionError) as info:
+            await session.navigate(url)
+        failures[url] = str(info.value)
+        assert session.url == page
+    assert victim.since(0) == [], "127.0.0.1 was reached"
+    unblocked = {url: message for url, message in failures.items() if "Outbound URL blocked" not in message}
+    assert unblocked == {}
     await engine.close_session(session.id)
