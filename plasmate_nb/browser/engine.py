@@ -138,7 +138,7 @@ class Engine:
         if not endpoint:
             return True
         if _is_loopback(urlsplit(endpoint).hostname):
-            print(LOCAL_ENDPOINT_NOTE + " ".join(chromium_args()[:3]), file=sys.stderr)
+            print(LOCAL_ENDPOINT_NOTE + " ".join(chromium_args()), file=sys.stderr)
             return True
         print(REMOTE_WARNING, file=sys.stderr)
         return False

@@ -94,7 +94,9 @@ async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Pat
             await engine.close_session(session.id)
         finally:
             await engine.aclose()
-        assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in capsys.readouterr().err
+        note = capsys.readouterr().err  # every switch the launched browser gets, none left out
+        assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in note
+        assert "WebRtcHideLocalIpsWithMdns" in note
         assert browser.poll() is None  # a connected browser is not ours to stop
     finally:
         browser.terminate()
