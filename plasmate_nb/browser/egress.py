@@ -72,6 +72,14 @@ PROXY_BYPASS = "<-loopback>"
 Chromium sends localhost, 127.0.0.0/8, [::1] and link-local destinations around any proxy.
 Playwright adds it on its own only while ``PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK``
 is unset in its environment (set, a page reached 127.0.0.1 straight), so it is never left to it."""
+PROBE_HOST = "egress-probe.plasmate.invalid"
+"""A host the gate answers itself (``200``, marked ``probe``), never resolved: the engine loads
+``http://<PROBE_HOST>/<token>`` in a new browser to see its traffic really comes here."""
+NOT_GATED = (
+    "the browser does not send its traffic through the egress gate (a launch wrapper, flags file "
+    "or managed policy may set another proxy mode, such as --no-proxy-server or a PAC script); it "
+    "is not used"
+)
 T = TypeVar("T")
 TASKS_CLOSE_SECONDS = 2.0  # how long aclose waits for its cancelled connections to end
 
@@ -92,6 +100,10 @@ class GateLimits:
     pooled_idle: float = 30.0
     replayable_body_bytes: int = 64 * 1024  # larger request bodies are streamed, never sent twice
     remembered_refusals: int = 256
+
+
+class BrowserNotGated(RuntimeError):
+    """The browser's traffic does not reach the gate (:data:`NOT_GATED`)."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +165,7 @@ class EgressGate:
         self._pool: dict[tuple[str, int], deque[_Upstream]] = {}
         self._upstreams: set[_Upstream] = set()  # every open one, pooled or in use
         self._refusals: deque[Refusal] = deque(maxlen=self.limits.remembered_refusals)
+        self._probes: deque[str] = deque(maxlen=16)  # the paths of probe requests received
         self._serial = itertools.count(1)
         self._tasks: dict[asyncio.Task[None], asyncio.StreamWriter] = {}  # connections from Chromium
 
@@ -202,6 +215,14 @@ class EgressGate:
     def mark(self) -> int:
         """A point in time for :meth:`refusal_for` (``since=``)."""
         return next(self._serial)
+
+    @staticmethod
+    def probe_url(token: str) -> str:
+        """A URL only the gate answers (:data:`PROBE_HOST`); :meth:`probed` says whether it came."""
+        return f"http://{PROBE_HOST}/{token}"
+
+    def probed(self, token: str) -> bool:
+        return f"/{token}" in self._probes
 
     def refusals(self) -> list[Refusal]:
         """The most recent refusals, oldest first (bounded)."""
@@ -284,6 +305,11 @@ class EgressGate:
             writer.write(
                 _own_answer(client, 400, "unreachable", "a proxy request needs an absolute http URL")
             )
+            return
+        if host == PROBE_HOST:
+            await _drain_body(client, reader, self.limits.client_idle)
+            self._probes.append(parts.path)
+            writer.write(_own_answer(client, 200, "probe", "the egress gate"))
             return
         try:
             addresses = await self._destination(host, port)

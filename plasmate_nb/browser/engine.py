@@ -18,11 +18,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Playwright, ProxySettings, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, within
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
-from plasmate_nb.browser.egress import PROXY_BYPASS, EgressGate, chromium_args
+from plasmate_nb.browser.egress import NOT_GATED, PROXY_BYPASS, BrowserNotGated, EgressGate, chromium_args
 from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import describe, reduce_url
@@ -78,6 +79,13 @@ class Engine:
                 await self.gate.start()
             browser = await self._connect_or_launch(self._playwright)
             await register_engine(browser)  # before any context: one made meanwhile could miss it
+            if self.gate is not None:
+                try:
+                    await self._check_gated(browser)
+                except BaseException:  # never a browser left running that goes around the gate
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_SECONDS)
+                    raise
             if self.memory_guard is not None:  # the last browser's, which went away
                 await self.memory_guard.aclose()
                 self.memory_guard = None
@@ -130,6 +138,25 @@ class Engine:
             args=[*LAUNCH_ARGS, *chromium_args()],
             proxy={"server": self.gate.server, "bypass": PROXY_BYPASS},
         )
+
+    async def _check_gated(self, browser: Browser) -> None:
+        """:class:`BrowserNotGated` unless a page of ``browser`` reaches the gate. A launch wrapper,
+        a flags file or a managed policy can set a proxy mode Chromium prefers to the one it was
+        given (``--no-proxy-server``, a PAC script): nothing it sent would then be checked."""
+        assert self.gate is not None
+        token = uuid.uuid4().hex
+        options: dict[str, Any] = {"proxy": self._context_proxy} if self._context_proxy is not None else {}
+        context = await within(browser.new_context(**options), self.config.browser_timeout)
+        try:
+            page = await within(context.new_page(), self.config.browser_timeout)
+            with contextlib.suppress(PlaywrightError):
+                url, timeout = self.gate.probe_url(token), self.config.navigation_timeout * 1000
+                await page.goto(url, wait_until="commit", timeout=timeout)  # the request is what counts
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_SECONDS)
+        if not self.gate.probed(token):
+            raise BrowserNotGated(NOT_GATED)
 
     def _gated(self) -> bool:
         """A launched browser is always gated. A remote one only when it runs on this machine

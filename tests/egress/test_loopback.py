@@ -11,14 +11,18 @@ in the environment: a page then reached 127.0.0.1 straight, never seen by the ga
 
 from __future__ import annotations
 
+import base64
 import json
+import shlex
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 import pytest_asyncio
 
-from plasmate_nb.browser import ActionError, Engine, EngineConfig
+from plasmate_nb.browser import ActionError, Engine, EngineConfig, EngineError
+from plasmate_nb.browser.discovery import _playwright_managed, find_chromium
 from tests.browser.conftest import eid
 from tests.egress.conftest import TIMEOUTS, Refusals
 from tests.egress.harness import (
@@ -196,3 +200,44 @@ async def test_every_spelling_of_127_0_0_1_is_refused(site, strict, victim, reso
     unblocked = {url: message for url, message in failures.items() if "Outbound URL blocked" not in message}
     assert unblocked == {}
     await engine.close_session(session.id)
+
+
+# A launch wrapper, a flags file (Debian's /etc/chromium.d) or a managed policy can give Chromium
+# another proxy mode, which it prefers to --proxy-server: then nothing it sends reaches the gate,
+# and 127.0.0.1 (which the resolver rules leave alone, for the gate) is reached straight.
+PAC_DIRECT = (
+    "data:application/x-javascript-config;base64,"
+    + base64.b64encode(b'function FindProxyForURL(url, host) { return "DIRECT"; }').decode()
+)
+PROXY_OVERRIDES = {"no proxy server": "--no-proxy-server", "a PAC script": f"--proxy-pac-url={PAC_DIRECT}"}
+
+
+def wrapper(directory: Path, switch: str) -> str:
+    """A Chromium launcher that adds ``switch`` before the engine's own switches."""
+    real = find_chromium().executable or _playwright_managed()
+    assert real, "no Chromium to wrap"
+    script = directory / "chromium-wrapper"
+    script.write_text(f'#!/bin/sh\nexec {shlex.quote(real)} {shlex.quote(switch)} "$@"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize("override", PROXY_OVERRIDES)
+async def test_a_browser_that_does_not_use_the_gate_is_refused(
+    site, resolver, victim, tmp_path, override
+) -> None:
+    config = EngineConfig(
+        allow_private_network=False,
+        executable=wrapper(tmp_path, PROXY_OVERRIDES[override]),
+        resolver=resolver,
+        max_sessions=1,
+        **TIMEOUTS,
+    )
+    engine = Engine(config)
+    try:
+        with pytest.raises(EngineError, match="does not send its traffic through the egress gate"):
+            session = await engine.open(f"http://{ALLOWED_IP}:{victim.port}/")
+            await engine.close_session(session.id)
+    finally:
+        await engine.aclose()
+    assert victim.since(0) == [], "127.0.0.1 was reached around the gate"
