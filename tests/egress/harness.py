@@ -165,7 +165,8 @@ class Origin:
     """The allowed site on 127.0.0.1: fixture pages (``{{name}}`` placeholders filled from
     :attr:`values`) and the dynamic endpoints the attacks need. Records every request.
 
-    * ``/redirect?to=URL`` — 302 to URL; ``/chain?n=K&to=URL`` — K hops of 302, the last to URL;
+    * ``/redirect?to=URL`` — 302 to URL (``&code=307`` another status); ``/chain?n=K&to=URL`` — K
+      hops of 302, the last to URL;
     * ``/flip?k=KEY`` — the first request for KEY is a 200 page, every later one a 302 to the
       blocked listener (a hop that answers a checker and the browser differently);
     * ``/ok/...`` — a 200 HTML ``ok`` with ``access-control-allow-origin: *`` (control targets);
@@ -218,7 +219,7 @@ class Origin:
             if path == "/flip":
                 flips = self._flips[query.get("k", "")] = self._flips.get(query.get("k", ""), 0) + 1
         if path == "/redirect":
-            return _send(request, 302, location=query.get("to", "/"))
+            return _send(request, int(query.get("code", "302")), location=query.get("to", "/"))
         if path == "/chain":
             hops = int(query.get("n", "1"))
             target = query.get("to", "/")

@@ -111,3 +111,37 @@ async def test_refused_navigations_are_traced_as_policy(site, call, refusals, bl
     finally:
         await call.ok("close_page", session_id=sid)
     blocked.assert_untouched()
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+async def test_a_form_post_redirected_to_the_blocked_host(
+    site, open_session, refusals, blocked, code
+) -> None:
+    """307 and 308 send the POST body again, to the new location: it must be refused like any hop."""
+    key = unique(f"post{code}-")
+    target = f"http://{BLOCKED_IP}:{site.origin.port}/post-leak-{key}"
+    action = f"/redirect?code={code}&to={quote(target, safe='')}"
+    session = await open_session(site.url(f"/post.html?k={key}&action={quote(action, safe='')}"))
+    with pytest.raises(ActionError) as info:
+        await session.click(eid(session, "send"))
+    assert BLOCKED in str(info.value)
+    assert [hit.body for hit in site.origin.hits(f"/redirect?code={code}")][-1] == f"q=secret-{key}".encode()
+    await refusals.wait(BLOCKED_IP, site.origin.port)
+    blocked.assert_untouched()
+
+
+async def test_a_websocket_redirected_to_the_blocked_host(site, open_session, refusals, blocked) -> None:
+    """The handshake of an allowed ws:// URL answered with a redirect: Chromium fails the socket
+    and follows nothing."""
+    key = unique("ws-redirect-")
+    target = f"ws://{BLOCKED_IP}:{site.blocked_ws.port}/{key}"
+    url = f"ws://127.0.0.1:{site.origin.port}/redirect?code=307&to={quote(target, safe='')}&k={key}"
+    session = await open_session(site.url("/blank.html"))
+    outcome = await session.evaluate(
+        f"new Promise(done => {{ const ws = new WebSocket({url!r}); "
+        "ws.onopen = () => done('open'); ws.onerror = () => done('error'); })"
+    )
+    assert outcome == "error"
+    assert site.origin.hits(f"k={key}")  # the handshake reached the allowed host, which redirected
+    assert refusals.of(BLOCKED_IP, site.blocked_ws.port) == []  # not even asked for
+    blocked.assert_untouched()
