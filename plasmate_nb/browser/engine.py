@@ -84,7 +84,8 @@ class Engine:
                     await self._check_gated(browser)
                 except BaseException:  # never a browser left running that goes around the gate
                     with contextlib.suppress(Exception):
-                        await asyncio.wait_for(browser.close(), CLOSE_TIMEOUT_SECONDS)
+                        async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                            await browser.close()
                     raise
             if self.memory_guard is not None:  # the last browser's, which went away
                 await self.memory_guard.aclose()
@@ -154,7 +155,8 @@ class Engine:
                 await page.goto(url, wait_until="commit", timeout=timeout)  # the request is what counts
         finally:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(context.close(), CLOSE_TIMEOUT_SECONDS)
+                async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
+                    await context.close()
         if not self.gate.probed(token):
             raise BrowserNotGated(NOT_GATED)
 
