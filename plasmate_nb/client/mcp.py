@@ -39,6 +39,9 @@ CALL_TIMEOUT_S = 120.0
 #: How long a server may take to answer ``initialize``: it starts no browser for that, so a
 #: server still silent after this is stuck (an SDK client would wait for it forever).
 CONNECT_TIMEOUT_S = 60.0
+# Connections closing in the background, after their aclose() gave up waiting (the loop keeps
+# only weak references to tasks).
+_closing: set[asyncio.Task[None]] = set()
 # Records of the SDK's HTTP client that quote a whole JSON-RPC message (see _WithoutMessages).
 SDK_HTTP_LOGGER = "mcp.client.streamable_http"
 MESSAGE_RECORDS = ("Sending client message", "SSE message")
@@ -234,9 +237,16 @@ class _SdkTransport:
         if attempt is None or attempt.task is None:
             return
         attempt.closing.set()
-        with contextlib.suppress(Exception):  # a timeout cancels the connection's task
-            async with asyncio.timeout(CONNECT_TIMEOUT_S):
-                await attempt.task
+        task = attempt.task
+        # Waited for, never cancelled, even when our caller gives up: once closing, the SDK's own
+        # shutdown is bounded (stdin closed, a grace period, then the process tree killed), and a
+        # cancellation would cut it short and leave the server running. asyncio.wait, because
+        # awaiting the task would hand it our caller's cancellation.
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
+        await asyncio.wait({task}, timeout=CONNECT_TIMEOUT_S)
+        if task.done() and not task.cancelled():
+            task.exception()  # read: how the connection ended is not this caller's error
         if attempt.ready.done() and not attempt.ready.cancelled():
             attempt.ready.exception()  # read: a failure no call waited for is not worth a warning
 
