@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -48,10 +49,11 @@ def spawn(
     return asyncio.run_coroutine_threadsafe(coro, loop or background_loop())
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+def run_sync(coro: Coroutine[Any, Any, T], context: contextvars.Context | None = None) -> T:
     """Run ``coro`` on the background loop and wait for its result. Interrupted while waiting
     (Jupyter's Interrupt is a KeyboardInterrupt here), it cancels ``coro`` too: work nobody waits
-    for any more must not go on unseen (a page loading, a session being opened)."""
+    for any more must not go on unseen (a page loading, a session being opened). ``coro``'s task
+    runs in a copy of ``context`` (default: the calling thread's)."""
     loop = background_loop()
     if threading.current_thread() is _thread:
         coro.close()
@@ -63,7 +65,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     # being handed to the loop still reaches it (the coroutine then never starts).
     future: concurrent.futures.Future[T] = concurrent.futures.Future()
     try:
-        loop.call_soon_threadsafe(_run_into, coro, future)
+        loop.call_soon_threadsafe(_run_into, coro, future, context=context)
         return future.result()
     except BaseException:
         future.cancel()  # a no-op when the coroutine itself ended with this error

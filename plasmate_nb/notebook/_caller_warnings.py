@@ -1,44 +1,76 @@
-"""Warnings shown at the user's call, not on the background loop's thread.
+"""Warnings shown at the user's line, not on the background loop's thread.
 
 The sync ``Session`` runs each call on a background loop (``session.py``). A warning raised
-there would point at asyncio's frames, and Python shows each place once, so the async core
-says its warnings through :func:`warn_caller`: awaited by the user (``AsyncSession``), it
-warns at once at their call; inside a call the sync facade runs (:func:`collecting`), it is
-kept and warned again on the user's thread when the call is over (:func:`warn_collected`).
+there would point at asyncio's frames (and Python shows each place once), so the async core says
+its warnings through :func:`warn_caller`. Awaited by the user (``AsyncSession``), it warns at
+once. In a call the sync facade runs (:func:`collecting`), the call's own task keeps them, and
+:func:`warn_collected` warns them on the user's thread when the call has returned. Either way
+the warning names the first frame outside this package: the user's line.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import sys
 import warnings
 from collections.abc import Coroutine
-from contextvars import ContextVar
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
 
-T = TypeVar("T")
-
-_collected: ContextVar[list[str] | None] = ContextVar("plasmate_nb_caller_warnings", default=None)
+PACKAGE = __name__.partition(".")[0]
 
 
-def warn_caller(message: str, stacklevel: int) -> None:
-    """Warn ``message`` (a ``UserWarning``) at the user's call: ``stacklevel`` is
-    ``warnings.warn``'s in the caller of this, counted to the public method's caller."""
+@dataclass
+class Collected:
+    """What one call the sync facade runs warns, to be warned again on the user's thread."""
+
+    call: Coroutine[Any, Any, Any]  # only its own task's warnings are kept, not those of tasks it starts
+    messages: list[str] = field(default_factory=list)
+    closed: bool = False  # the user's thread has stopped waiting: warn at once from then on
+
+
+_collected: contextvars.ContextVar[Collected | None] = contextvars.ContextVar(
+    "plasmate_nb_caller_warnings", default=None
+)
+
+
+def warn_caller(message: str) -> None:
+    """Warn ``message`` (a ``UserWarning``) at the user's line, now or when their call returns."""
     collected = _collected.get()
-    if collected is None:
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+    task = asyncio.current_task() if collected is not None else None
+    if (
+        collected is not None
+        and not collected.closed
+        and task is not None
+        and task.get_coro() is collected.call
+    ):
+        collected.messages.append(message)
     else:
-        collected.append(message)
+        warnings.warn(message, UserWarning, stacklevel=_users_level())
 
 
-async def collecting(coroutine: Coroutine[Any, Any, T], into: list[str]) -> T:
-    """Await ``coroutine``, keeping what it warns through :func:`warn_caller` in ``into``."""
-    token = _collected.set(into)
-    try:
-        return await coroutine
-    finally:
-        _collected.reset(token)
+def collecting(call: Coroutine[Any, Any, Any]) -> tuple[contextvars.Context, Collected]:
+    """A context to run ``call``'s task in (``run_sync(call, context)``) and what it will keep."""
+    collected = Collected(call)
+    context = contextvars.copy_context()
+    context.run(_collected.set, collected)
+    return context, collected
 
 
-def warn_collected(messages: list[str], stacklevel: int) -> None:
-    """Warn each of ``messages``; ``stacklevel`` is ``warnings.warn``'s, counted from the caller of this."""
-    for message in messages:
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+def warn_collected(collected: Collected) -> None:
+    """Warn what ``collected`` kept, at the user's line (on the user's thread)."""
+    collected.closed = True
+    for message in collected.messages:
+        warnings.warn(message, UserWarning, stacklevel=_users_level())
+
+
+def _users_level() -> int:
+    """``warnings.warn``'s stacklevel, called from a function here, for the first frame outside
+    this package (the user's line; in a coroutine, the awaiting frames come first)."""
+    caller: FrameType | None
+    level, caller = 1, sys._getframe(1)  # 1: the function here that calls warnings.warn
+    while caller is not None and caller.f_globals.get("__name__", "").partition(".")[0] == PACKAGE:
+        caller, level = caller.f_back, level + 1
+    return level

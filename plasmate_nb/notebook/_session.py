@@ -338,8 +338,7 @@ class AsyncSession:
         if read != digest:
             warn_caller(
                 "the page changed again before its model could be fetched (another client acted on "
-                "this session?): this Page shows the model read afterwards, not the one the action left",
-                stacklevel=5,  # here, _page_after, _act, the action, its caller
+                "this session?): this Page shows the model read afterwards, not the one the action left"
             )
         return {"regions": list(som.get("regions") or []), "som_digest": read}
 
@@ -415,9 +414,10 @@ class AsyncSession:
         arguments: dict[str, Any] = {"direction": direction, "pixels": pixels}
         if element_id is not None:
             arguments["element_id"] = _id_of(element_id)
-        elif direction not in SCROLL_DIRECTIONS:  # sent as it is: the tool's contract, and traced
-            warn_caller(errors.unknown_scroll_direction(direction, SCROLL_DIRECTIONS), stacklevel=2)
-        return await self._act("scroll", arguments)
+        page = await self._act("scroll", arguments)  # any direction is sent: the contract's, and traced
+        if element_id is None and direction not in SCROLL_DIRECTIONS:
+            warn_caller(errors.unknown_scroll_direction(direction, SCROLL_DIRECTIONS))
+        return page
 
     async def toggle(self, element: str | Element) -> Page:
         """Toggle a checkbox, radio button or switch; returns the page.

@@ -68,15 +68,18 @@ def _adopt(wrapper: Callable[..., Any], original: Callable[..., Any], owner: typ
 
 def _run(coroutine: Coroutine[Any, Any, Any]) -> Any:
     """``run_sync(coroutine)``; a user's error comes out with its traceback starting here, and
-    what the call warned is warned at the user's call (the caller of the public method)."""
+    what the call warned is warned at the user's line once it has returned."""
     __tracebackhide__ = True  # IPython: not a frame for the user
-    said: list[str] = []
+    context, collected = collecting(coroutine)
     try:
-        return run_sync(collecting(coroutine, said))
+        result = run_sync(coroutine, context)
     except HintedError as error:
         failure = error
+    else:
+        warn_collected(collected)  # once the call has returned (a failed call says its error only)
+        return result
     finally:
-        warn_collected(said, stacklevel=3)  # here, the public method, its caller
+        collected.closed = True  # a call interrupted and still running warns at once from now on
     raise failure.with_traceback(None)  # outside the except block: no chained copy of itself
 
 

@@ -69,9 +69,9 @@ def test_an_interrupt_as_the_call_is_handed_to_the_loop_still_stops_it(monkeypat
     loop = background_loop()
     hand_over = loop.call_soon_threadsafe
 
-    def handed_then_interrupted(*args: Any) -> Any:
+    def handed_then_interrupted(*args: Any, **options: Any) -> Any:
         monkeypatch.undo()
-        hand_over(*args)
+        hand_over(*args, **options)
         raise KeyboardInterrupt  # the signal lands just after the hand-over, before anything returns
 
     monkeypatch.setattr(loop, "call_soon_threadsafe", handed_then_interrupted)

@@ -155,6 +155,16 @@ def test_a_model_fetched_after_another_client_acted_is_flagged_and_carries_its_o
         assert moved.som_digest == som_digest(canonical_text(_whole_som(transport, s.session_id)))
 
 
+async def test_an_async_session_flags_it_at_the_awaiting_line(transport: Transport, login_url: str) -> None:
+    async with nb.AsyncSession(transport) as s:
+        page = await s.open(login_url, som_answers="changes")
+        racing = _RacingTransport(transport, {"element_id": page.find(label="Email").id, "text": "x@y.test"})
+        other = await nb.AsyncSession.attach(s.session_id, racing)
+        with pytest.warns(UserWarning, match="changed again before its model could be fetched") as said:
+            await other.toggle(page.find(role="checkbox", label="Remember me"))
+        assert [w.filename for w in said] == [__file__]  # through four frames of the package
+
+
 def test_page_text_a_notebook_prints_holds_no_lone_surrogate(real_backends, fixture_server: str) -> None:
     """A notebook's messages are UTF-8: printing a title, an element's text or the page text must work."""
     with nb.Session(real_backends.get("embedded")) as s:
