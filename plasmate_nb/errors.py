@@ -506,6 +506,7 @@ def missing_scheme_hint(suggestion: str) -> str:
 
 
 FIND_HINT = "page.elements lists every element; find(..., contains=True) matches part of a label or text"
+AMBIGUOUS_FIND_HINT = "page.find_all(...) with the same criteria returns them all, to pick from"
 
 
 def find_suggestion_hint(call: str) -> str:

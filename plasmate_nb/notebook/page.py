@@ -282,14 +282,9 @@ class Page:
         query = _describe_query(role, label, text, contains, clip=QUERY_VALUE_CHARS)
         if len(found) == 1:
             return found[0]
-        if found:
-            unused = [
-                f"{name}="
-                for name, given in (("role", role), ("label", label), ("text", text))
-                if given is None
-            ]
-            raise AmbiguousElement(query, found, unused)
         criteria = {k: v for k, v in (("role", role), ("label", label), ("text", text)) if v is not None}
+        if found:
+            raise AmbiguousElement(query, found, given=tuple(criteria))
         likeness = _Likeness(contains)
         suggestion = self._suggestion(criteria, likeness)
         near = self._nearest(criteria, likeness, suggestion[1] if suggestion else None)
@@ -480,13 +475,15 @@ def _clip(value: str, limit: int) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 
-def _element_lines(near: list[Element]) -> list[str]:
-    """One short line per element: id, role, and its label (else its text), cut to a few words."""
-    id_width = max(len(e.id) for e in near)
-    role_width = max(len(e.role) for e in near)
+def _element_lines(elements: list[Element], given: tuple[str, ...] = ()) -> list[str]:
+    """One short line per element: id, role, and its label (else its text), cut to a few words;
+    the other of the two when the query ``given`` already named the label (or the text)."""
+    id_width = max(len(e.id) for e in elements)
+    role_width = max(len(e.role) for e in elements)
     lines = []
-    for e in near:
-        field, value = ("label", e.label) if e.label else ("text", e.text or "")
+    for e in elements:
+        named = [(name, value) for name, value in (("label", e.label), ("text", e.text)) if value]
+        field, value = next((f for f in named if f[0] not in given), named[0] if named else ("text", ""))
         lines.append(
             f"  {e.id:<{id_width}}  {e.role:<{role_width}}  {field}={_clip(value, NEAREST_NAME_CHARS)!r}"
         )
@@ -534,14 +531,15 @@ class AmbiguousElement(HintedError, LookupError):
     ...     error.matches         # narrow with label= or text=
     """
 
-    def __init__(self, query: str, matches: list[Element], unused: list[str]) -> None:
+    def __init__(self, query: str, matches: list[Element], given: tuple[str, ...] = ()) -> None:
         self.matches = matches
         shown = matches[:AMBIGUOUS_SHOWN]
-        # ``unused``: the criteria not given, to narrow with (none left: alike elements, told apart by id).
+        unused = [f"{name}=" for name in ("role", "label", "text") if name not in given]
+        # None left to add: the elements are alike, told apart by their ids.
         narrow = f"add {' or '.join(unused)} to narrow it" if unused else "pick one by its id"
         lines = [f"{len(matches)} elements match {query}; {narrow}:"]
-        lines += _element_lines(shown)
+        lines += _element_lines(shown, given)  # what the query did not say: what tells them apart
         if len(matches) > len(shown):
             lines.append(f"  … and {len(matches) - len(shown)} more (error.matches has them all)")
         super().__init__("\n".join(lines))
-        self.with_hint(errors.FIND_HINT)
+        self.with_hint(errors.AMBIGUOUS_FIND_HINT)

@@ -417,6 +417,20 @@ def test_an_ambiguous_find_lists_its_matches_one_short_line_each_and_counts_the_
     with pytest.raises(LookupError) as alike:
         _page(*twins).find(role="button", label="Buy", text="Buy")
     assert str(alike.value).splitlines()[0].endswith("; pick one by its id:")
+    buys = [
+        {"id": f"e_{c}", "role": "button", "label": "Buy", "text": f"Buy the {c} one", "actions": ["click"]}
+        for c in ("red", "blue")
+    ]
+    with pytest.raises(LookupError) as by_label:
+        _page(*buys).find(label="Buy")
+    lines = str(by_label.value).splitlines()
+    assert lines[0] == "2 elements match label='Buy'; add role= or text= to narrow it:"
+    assert [line.split(None, 2)[2] for line in lines[1:]] == [
+        "text='Buy the red one'",
+        "text='Buy the blue one'",
+    ]
+    assert by_label.value.hint == errors.AMBIGUOUS_FIND_HINT  # type: ignore[attr-defined]
+    assert [e.id for e in by_label.value.matches] == ["e_red", "e_blue"]  # type: ignore[attr-defined]
 
 
 def test_find_keeps_long_page_text_to_one_short_line_and_one_line_hint() -> None:
