@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -71,6 +72,22 @@ class EngineConfig:
     )  # the gate's DNS (tests inject one)
 
     def __post_init__(self) -> None:
+        # A deadline of 0 would still start what it bounds (asyncio.timeout runs it to its first
+        # wait), then report a timeout: a click sent, and said not to have been.
+        for name in (
+            "navigation_timeout",
+            "action_timeout",
+            "evaluate_timeout",
+            "settle_timeout",
+            "browser_timeout",
+        ):
+            seconds = getattr(self, name)
+            if not (isinstance(seconds, int | float) and 0 < seconds < math.inf):
+                raise ValueError(f"{name} must be a positive number of seconds")
+        if self.idle_timeout is not None and not 0 < self.idle_timeout < math.inf:
+            raise ValueError("idle_timeout must be a positive number of seconds, or None for no reaping")
+        if not (isinstance(self.max_sessions, int) and self.max_sessions >= 1):
+            raise ValueError("max_sessions must be at least 1")
         bound = self.renderer_memory_mb
         if bound is not None and not (isinstance(bound, int) and bound >= MIN_RENDERER_MEMORY_MB):
             raise ValueError(

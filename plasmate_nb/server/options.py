@@ -31,6 +31,13 @@ def _positive_bytes(text: str) -> int:
     return value
 
 
+def _positive_count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def _renderer_megabytes(text: str) -> int:
     value = int(text)
     if value != 0 and value < MIN_RENDERER_MEMORY_MB:
@@ -67,8 +74,8 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "arguments are visible to every local user",
     )
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN")
-    parser.add_argument("--max-sessions", type=int, default=10)
-    parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--max-sessions", type=_positive_count, default=10)
+    parser.add_argument("--idle-timeout", type=_positive_seconds, default=None, metavar="SECONDS")
     parser.add_argument(
         "--allow-private-network",
         action="store_true",

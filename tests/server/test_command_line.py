@@ -12,6 +12,7 @@ import sys
 import psutil
 import pytest
 
+from plasmate_nb.browser import EngineConfig
 from plasmate_nb.cli import build_parser
 from plasmate_nb.client import StdioTransport, ToolError
 from plasmate_nb.server.cli import engine_config_from_args
@@ -35,6 +36,41 @@ def test_allow_network_reaches_the_engine_config_and_refuses_non_networks():
     assert config.allowed_hosts == ("intranet.test",) and config.allow_private_network is False
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--allow-network", "intranet"])
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "said"),
+    [
+        ("--idle-timeout", "-5", "must be a positive number of seconds"),  # reaped every session at once
+        ("--idle-timeout", "0", "must be a positive number of seconds"),
+        ("--max-sessions", "0", "must be at least 1"),  # refused every open_page
+        ("--max-sessions", "-2", "must be at least 1"),
+    ],
+)
+def test_a_capacity_or_idle_timeout_that_cannot_work_is_refused_at_start(
+    flag: str, value: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["serve", flag, value])
+    assert stopped.value.code == 2 and f"argument {flag}: {said}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"action_timeout": 0},
+        {"navigation_timeout": -1.0},
+        {"evaluate_timeout": float("nan")},
+        {"settle_timeout": float("inf")},
+        {"browser_timeout": "5"},
+        {"idle_timeout": -3},
+        {"max_sessions": 0},
+    ],
+)
+def test_an_engine_config_that_cannot_work_is_refused_by_name(setting: dict[str, object]) -> None:
+    (name,) = setting
+    with pytest.raises(ValueError, match=f"^{name} must be "):
+        EngineConfig(**setting)  # type: ignore[arg-type]
 
 
 async def test_allow_network_admits_addresses_however_named_and_the_refusal_names_the_flags(demo):
