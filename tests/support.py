@@ -10,6 +10,14 @@ from typing import Any
 from plasmate_nb.tools import Dispatcher
 from plasmate_nb.trace.som_walk import iter_elements
 
+# Reference §1: "tools/list returns exactly 26 tools, in the order below".
+REFERENCE_TOOLS = (
+    "fetch_page", "extract_text", "extract_links", "ard_discover", "crawl_policy", "inspect_page", "cache_status",
+    "session_status", "trace_status", "trace_export", "trace_clear", "replay_validate", "screenshot_page",
+    "open_page", "evaluate", "click", "close_page", "navigate_to", "type_text", "select_option", "scroll", "toggle",
+    "clear", "get_cookies", "set_cookies", "clear_cookies",
+)  # fmt: skip
+
 
 class Caller:
     """Calls tools and decodes payloads; fails the test loudly on unexpected errors."""

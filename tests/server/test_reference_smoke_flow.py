@@ -18,15 +18,10 @@ from typing import Any
 import pytest
 
 from tests.server.raw_jsonrpc import LEGACY, RawStdio, sorted_everywhere
+from tests.support import REFERENCE_TOOLS
 
 SCRIPT = Path(sys.executable).with_name("plasmate-nb")
 # The reference's catalogue: the same 26 names (our order is the catalogue's own).
-REFERENCE_TOOLS = {
-    "fetch_page", "extract_text", "extract_links", "ard_discover", "crawl_policy", "inspect_page", "cache_status",
-    "session_status", "trace_status", "trace_export", "trace_clear", "replay_validate", "screenshot_page",
-    "open_page", "evaluate", "click", "close_page", "navigate_to", "type_text", "select_option", "scroll", "toggle",
-    "clear", "get_cookies", "set_cookies", "clear_cookies",
-}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -67,10 +62,9 @@ def test_the_reference_smoke_flow(mcp: RawStdio, demo) -> None:
     assert initialized["serverInfo"]["name"] == "plasmate-nb"  # the reference says "plasmate"
     assert "tools" in initialized["capabilities"]
 
-    # tools/list: the reference's 26 tools, legacy shape, and our documented page_som.
+    # tools/list: the reference's 26 tools in its order, legacy shape, then our documented page_som.
     listed = mcp.request("tools/list")["result"]["tools"]
-    tools = {tool["name"] for tool in listed}
-    assert len(listed) == len(tools) and tools >= REFERENCE_TOOLS and tools - REFERENCE_TOOLS == {"page_som"}
+    assert [tool["name"] for tool in listed] == [*REFERENCE_TOOLS, "page_som"]
 
     # 2. fetch_page: the page model, with regions and elements.
     page = mcp.payload("fetch_page", {"url": demo.url("/index.html")})

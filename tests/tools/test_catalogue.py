@@ -27,6 +27,7 @@ from plasmate_nb.tools.catalogue import (
     TRACED_TOOLS,
 )
 from plasmate_nb.trace import constants as trace_contract
+from tests.support import REFERENCE_TOOLS
 
 TOOL_NAMES = frozenset(TOOLS_BY_NAME)
 PACKAGE = Path(plasmate_nb.__file__).parent
@@ -44,15 +45,8 @@ def test_names_are_unique_and_indexed() -> None:
 
 
 def test_tools_are_listed_in_the_reference_order_with_ours_after_their_kin() -> None:
-    # Reference §1: "tools/list returns exactly 26 tools, in the order below".
-    reference = [
-        "fetch_page", "extract_text", "extract_links", "ard_discover", "crawl_policy", "inspect_page",
-        "cache_status", "session_status", "trace_status", "trace_export", "trace_clear", "replay_validate",
-        "screenshot_page", "open_page", "evaluate", "click", "close_page", "navigate_to", "type_text",
-        "select_option", "scroll", "toggle", "clear", "get_cookies", "set_cookies", "clear_cookies",
-    ]  # fmt: skip
     names = [tool.name for tool in TOOLS]
-    assert [name for name in names if name in reference] == reference
+    assert [name for name in names if name in REFERENCE_TOOLS] == list(REFERENCE_TOOLS)
     assert names.index("replay_execute") == names.index("replay_validate") + 1  # ours: after its kin
     assert names[-1] == "page_som"
 
