@@ -35,6 +35,7 @@ from ..tools.catalogue import SCROLL_DIRECTIONS, TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ..trace.compact import clean_text
 from ..trace.constants import DRIFT_EVENT_NOT_RETAINED
+from ..trace.origin import origin
 from ._caller_warnings import warn_caller
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
@@ -813,25 +814,37 @@ class AsyncTrace:
         return dashboard
 
 
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+_TAB_AND_NEWLINES = dict.fromkeys(map(ord, "\t\n\r"))
+
+
 def _with_http(url: object) -> str | None:
     """``url`` with the ``http://`` it lacks, reduced to its origin (``/…`` for the rest), or None.
 
     Only when ``url`` starts with a host (``localhost:8888/x``, ``example.com/x``), not with
-    another scheme (``mailto:``) or a path. The path, query and fragment are never shown: a
-    trace keeps them secret.
+    another scheme (``mailto:``) or a path. The host is read as a browser (and the trace's
+    ``origin``) reads it: a ``\\`` ends it like a ``/``, and text no browser takes for a host
+    (a space, an encoded ``/``) gives no suggestion. The path, query and fragment are never
+    shown: a trace keeps them secret.
     """
     if not isinstance(url, str) or "://" in url:
         return None
+    text = url.strip(_C0_AND_SPACE).translate(_TAB_AND_NEWLINES)  # as a browser reads a URL
+    if text.startswith(("/", "\\")):  # a path, not a host
+        return None
+    readable = origin("http://" + text)
     try:
-        parts = urlsplit("http://" + url)
-        port = parts.port
-        scheme = urlsplit(url).scheme
+        scheme = urlsplit(text).scheme
     except ValueError:
         return None
-    if not parts.hostname or scheme not in ("", parts.hostname):
+    if readable is None:
         return None
-    rest = "/…" if parts.path.strip("/") or parts.query or parts.fragment else "/"
-    return f"http://{parts.hostname}{f':{port}' if port else ''}{rest}"
+    host, _, port = readable.removeprefix("http://").rpartition(":")
+    if scheme not in ("", host):
+        return None
+    ends = [found for found in (text.find(c) for c in "/\\?#") if found != -1]
+    rest = "/…" if text[min(ends, default=len(text)) :].strip("/\\") else "/"
+    return f"http://{host}{'' if port == '80' else f':{port}'}{rest}"
 
 
 def _remote_transport(url: str | None, token: str | None, command: Sequence[str] | None) -> Transport:

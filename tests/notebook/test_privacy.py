@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import plasmate_nb.notebook as nb
+from plasmate_nb import errors as nb_errors
 from plasmate_nb.client.base import ToolError, Transport
 from plasmate_nb.notebook.stateless import url_secrets
 
@@ -166,3 +167,32 @@ def test_session_keeps_no_copy_of_secrets(transport: Transport, login_url: str) 
     held = [vars(s), vars(s._core), vars(s._core.page)]
     assert secret not in repr(held)
     s.close()
+
+
+@pytest.mark.parametrize("backend", ["embedded"])  # the hint is the notebook's; one real engine is enough
+@pytest.mark.parametrize(
+    ("url", "suggestion"),
+    [
+        ("localhost\\zqxAfterABackslash", "http://localhost/…"),  # a browser reads "\" as "/"
+        ("localhost:8888\\zqxAfterABackslash?q=1", "http://localhost:8888/…"),
+        ("example.com zqxAfterASpace", None),  # no host a browser would read
+        ("example.com%2FzqxAfterAnEncodedSlash", None),
+    ],
+)
+def test_a_missing_scheme_hint_shows_no_more_than_the_origin_a_trace_keeps(
+    transport: Transport, login_url: str, url: str, suggestion: str | None
+) -> None:
+    """``did you mean http://…?`` is built from the URL typed without a scheme: it once read the
+    host the way ``urlsplit`` does, so a path after a ``\\`` (or a space, an encoded ``/``) was
+    shown as if it were the host, though the trace keeps no more than the origin."""
+    secret = url.partition("zqx")[1] + url.partition("zqx")[2].partition("?")[0]
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        with pytest.raises(ToolError) as caught:
+            s.navigate(url)
+        events = s.trace.events(columns="all")
+    error = caught.value
+    expected = None if suggestion is None else nb_errors.missing_scheme_hint(suggestion)
+    assert error.hint == expected or (suggestion is None and "did you mean" not in (error.hint or ""))
+    _assert_absent(secret, [str(error), repr(error), *(getattr(error, "__notes__", None) or []),
+                            *_frame_texts(events)])  # fmt: skip
