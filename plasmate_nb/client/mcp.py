@@ -321,8 +321,12 @@ class HttpTransport(_SdkTransport):
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._refused_status: int | None = None
 
-    def __repr__(self) -> str:  # the token is a credential: never in a repr
-        return f"HttpTransport(url={self.url!r})"
+    def __repr__(self) -> str:  # the token is a credential, and so may be the URL's user info or query
+        try:
+            where = self._where()
+        except ValueError:
+            where = UNPARSEABLE_URL
+        return f"HttpTransport(url={where!r})"
 
     def _target(self) -> Any:
         self._refused_status = None

@@ -605,6 +605,15 @@ async def test_a_malformed_url_fails_at_once_without_its_query(url: str, where: 
     assert "SECRET" not in str(error) + (error.hint or "")
 
 
+def test_an_http_transport_shows_its_endpoint_without_the_urls_credentials() -> None:
+    """Its errors name the endpoint without user info, query or fragment (they may hold
+    credentials); its repr, which ``s.transport()`` shows, once gave the whole URL."""
+    url = "http://user:SECRET-password@127.0.0.1:9272/mcp?token=SECRET-query#SECRET-fragment"
+    transport = HttpTransport(url, token="SECRET-token")
+    assert repr(transport) == "HttpTransport(url='http://127.0.0.1:9272/mcp')"
+    assert transport.url == url  # still the URL it connects to
+
+
 async def test_a_failed_connection_is_tried_again_on_the_next_call(mcp_url: str) -> None:
     transport = HttpTransport(mcp_url, token=TOKEN)
     transport._headers = {"Authorization": "Bearer " + "w" * 40}  # refused once...
