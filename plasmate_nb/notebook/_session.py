@@ -44,7 +44,16 @@ from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, p
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan, ReplayRefused, ReplayResult
-from .stateless import Screenshot, call_stateless, scrubbed, take_screenshot, url_secrets
+from .stateless import (
+    _C0_AND_SPACE,
+    _TAB_AND_NEWLINES,
+    Screenshot,
+    browser_split,
+    call_stateless,
+    scrubbed,
+    take_screenshot,
+    url_secrets,
+)
 
 if TYPE_CHECKING:
     from .dashboard import TraceDashboard
@@ -814,10 +823,6 @@ class AsyncTrace:
         return dashboard
 
 
-_C0_AND_SPACE = "".join(map(chr, range(0x21)))
-_TAB_AND_NEWLINES = dict.fromkeys(map(ord, "\t\n\r"))
-
-
 def _with_http(url: object) -> str | None:
     """``url`` with the ``http://`` it lacks, reduced to its origin (``/…`` for the rest), or None.
 
@@ -842,8 +847,7 @@ def _with_http(url: object) -> str | None:
     host, _, port = readable.removeprefix("http://").rpartition(":")
     if scheme not in ("", host):
         return None
-    ends = [found for found in (text.find(c) for c in "/\\?#") if found != -1]
-    rest = "/…" if text[min(ends, default=len(text)) :].strip("/\\") else "/"
+    rest = "/…" if browser_split("http://" + text)[1].strip("/\\") else "/"
     return f"http://{host}{'' if port == '80' else f':{port}'}{rest}"
 
 

@@ -133,6 +133,8 @@ def test_an_origin_alone_is_named_in_errors_not_redacted(transport: Transport, u
         ("http://h.test/?q=1", "q=1"),
         ("http://h.test/#f", "f"),
         ("http://u:p@h.test/", "u:p"),
+        ("http://h.test\\a", "a"),  # a browser reads "\\" as "/": the rest is a path
+        ("http://h.test\\u:p@x.test/", "u:p@x.test/"),  # not user info: the path
     ],
 )
 def test_anything_beyond_an_origin_stays_a_secret(url: str, secret: str) -> None:
