@@ -18,7 +18,6 @@ import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import pandas as pd
 
@@ -27,6 +26,7 @@ from .._loop import run_sync
 from .._tracebacks import HintedError
 from ..client.base import Transport
 from ..trace.compact import clean_text
+from ..trace.origin import origin
 from ._html import box, cell, counted, table
 from ._page_changes import changes_table
 from ._tables import string_column
@@ -60,19 +60,14 @@ def element_id(element: str | Element) -> str:
 
 
 def display_origin(url: str | None) -> str:
-    """``scheme://host:port`` of ``url`` (port always shown), without user info or path."""
+    """``scheme://host:port`` of an http(s) ``url`` (port always shown), without user info or path:
+    the trace's ``origin()``, so a display never reads more of a URL as its host than a trace does."""
     if not url:
         return "(no page)"
-    try:
-        parts = urlsplit(url)
-        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
-        host = parts.hostname
-    except ValueError:
+    readable = origin(url)
+    if readable is None or not readable.startswith(("http://", "https://")):
         return "(opaque origin)"
-    if not host or parts.scheme not in ("http", "https"):
-        return "(opaque origin)"
-    host = f"[{host}]" if ":" in host else host
-    return f"{parts.scheme}://{host}:{port}"
+    return readable
 
 
 def _iter_raw(elements: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -198,3 +198,21 @@ def test_a_missing_scheme_hint_shows_no_more_than_the_origin_a_trace_keeps(
     assert error.hint == expected or (suggestion is None and "did you mean" not in (error.hint or ""))
     _assert_absent(secret, [str(error), repr(error), *(getattr(error, "__notes__", None) or []),
                             *_frame_texts(events)])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://127.0.0.1:8765\\zqxAfterABackslash", "http://127.0.0.1:8765"),
+        ("http://h.test\\zqxNotUserInfo@x.test/", "http://h.test:80"),
+        ("http://h.test/zqxPath", "http://h.test:80"),
+        ("data:text/html,zqxData", "(opaque origin)"),
+    ],
+)
+def test_a_page_shows_the_origin_a_trace_keeps_and_no_more(url: str, shown: str) -> None:
+    """A page's displays name its origin, read as the trace reads it (``origin()``): read by
+    ``urlsplit``, a path after a ``\\`` was shown as part of the host. (Our engines answer with
+    the browser's normalised URL; a server of the contract need not.)"""
+    page = nb.Page({"url": url, "title": "Sign in", "regions": []})
+    assert page.origin == shown
+    _assert_absent("zqx", _texts(page))
