@@ -26,6 +26,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
+from plasmate_nb._http_logs import quiet_http_logs
 from plasmate_nb.browser.egress import gate_answer
 from plasmate_nb.browser.navigation import FAILED
 from plasmate_nb.browser.policy import PolicyViolation
@@ -41,6 +42,8 @@ from plasmate_nb.errors import (
 
 if TYPE_CHECKING:
     from plasmate_nb.browser.engine import Engine
+
+quiet_http_logs()  # a fetched URL's path and query never reach a log
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 CHUNK = 16 * 1024

@@ -30,6 +30,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from plasmate_nb import errors
+from plasmate_nb._http_logs import quiet_http_logs
 from plasmate_nb._tracebacks import HintedError
 from plasmate_nb.client._payload import payload_or_raise
 from plasmate_nb.client.base import CallListener, CallListeners, ToolError, session_id_of
@@ -75,6 +76,7 @@ def _quiet_sdk_messages() -> None:
 
 
 _quiet_sdk_messages()
+quiet_http_logs()  # the endpoint's query (it may hold a credential) never reaches a log
 
 
 def _unsendable(arguments: Any) -> str | None:

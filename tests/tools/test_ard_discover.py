@@ -7,6 +7,7 @@ trust store at it for this module only.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -347,3 +348,22 @@ async def test_a_cross_origin_redirect_that_ends_in_a_failure_names_only_its_ori
 
 def test_bound_helper_counts_both_copies() -> None:
     assert envelope_bytes("x" * 1000) == 2 * 1000 + 1024 and OUTPUT_BOUND == 512 * 1024
+
+
+async def test_no_log_record_names_more_of_a_fetched_url_than_its_origin(
+    dispatcher: Dispatcher, tls: tuple[Path, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The HTML probe fetches the input URL itself, and the HTTP client logs every request's whole
+    URL at INFO: a sign-in token in its query (or one in a redirect's Location) reached any log a
+    notebook turns on, though no trace and no message keeps more than the origin."""
+    routes = {
+        "/page": Answer(302, "", headers={"Location": "/next?session=SECRET-in-location"}),
+        "/next": Answer(200, "<html></html>"),
+        "/robots.txt": Answer(404, "", "text/plain"),
+    }
+    with caplog.at_level(logging.DEBUG), scripted(routes, tls=tls) as server:
+        await discover(dispatcher, server.url("/page?token=SECRET-in-query#SECRET-in-fragment"))
+        origin = server.url("")
+    messages = [record.getMessage() for record in caplog.records]
+    assert any(origin + "/…" in m for m in messages if m.startswith("HTTP Request:"))  # the capture works
+    assert [m for m in messages if "SECRET" in m] == []
