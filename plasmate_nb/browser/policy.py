@@ -80,7 +80,9 @@ class UrlPolicy:
         if not _SCHEME.match(url.strip()):
             raise PolicyViolation(invalid_url(URL_RELATIVE_WITHOUT_BASE))
         try:
-            parts = urlsplit(url)
+            # As the URL standard (and so Chromium) reads an http(s) URL, a backslash ends the
+            # authority like a slash: http://a.test\@b.test/ goes to a.test, with no user info.
+            parts = urlsplit(url.replace("\\", "/"))
             host = parts.hostname
         except ValueError as exc:
             detail = URL_INVALID_IPV6 if "IPv6" in str(exc) else URL_INVALID_DOMAIN

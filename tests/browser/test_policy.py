@@ -132,6 +132,16 @@ async def test_policy_object_rules():
             await strict.check(f"http://{address}/")
 
 
+async def test_a_backslash_ends_the_authority_as_a_browser_reads_it():
+    strict = UrlPolicy(allow_private_network=False)
+    assert strict.check_form("http://example.com:8080\\path") == "example.com"  # a valid port, then a path
+    assert strict.check_form("http://example.com\\@127.0.0.1/") == "example.com"  # no user info: a path
+    with pytest.raises(PolicyViolation, match="is not globally routable"):
+        await strict.check("http://127.0.0.1\\@example.com/")  # where the browser would go: refused
+    with pytest.raises(PolicyViolation, match="containing credentials"):
+        strict.check_form("http://user:pw@example.com\\path")  # user info before it still counts
+
+
 async def test_allowed_networks_match_addresses_and_allowed_hosts_match_names():
     async def resolver(host):
         return {"intranet.test": ["10.1.2.3"], "rebound.test": ["127.0.0.1"]}[host]
