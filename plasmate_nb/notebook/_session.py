@@ -519,7 +519,7 @@ class AsyncSession:
         arguments: dict[str, Any] = {"session_id": self._require_session()}
         if url is not None:
             arguments["url"] = url
-        payload = await self._call("get_cookies", arguments)
+        payload = await self._call("get_cookies", arguments, url_secrets(url))
         return Cookies(payload["cookies"])
 
     async def set_cookies(self, cookies: Sequence[dict[str, Any]]) -> int:
@@ -529,8 +529,12 @@ class AsyncSession:
         1
         """
         secrets = [
-            str(c.get(k)) for c in cookies for k in ("name", "value") if isinstance(c, dict) and c.get(k)
+            str(c.get(k))
+            for c in cookies
+            for k in ("name", "value", "path")
+            if isinstance(c, dict) and c.get(k)
         ]
+        secrets += [part for c in cookies if isinstance(c, dict) for part in url_secrets(c.get("url"))]
         payload = await self._call(
             "set_cookies", {"session_id": self._require_session(), "cookies": list(cookies)}, secrets
         )
@@ -546,7 +550,9 @@ class AsyncSession:
         """
         filters = {k: v for k, v in (("name", name), ("domain", domain), ("url", url)) if v is not None}
         payload = await self._call(
-            "clear_cookies", {"session_id": self._require_session(), **filters}, filters.values()
+            "clear_cookies",
+            {"session_id": self._require_session(), **filters},
+            [*filters.values(), *url_secrets(url)],
         )
         return payload["cleared"]
 

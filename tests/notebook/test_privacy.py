@@ -216,3 +216,42 @@ def test_a_page_shows_the_origin_a_trace_keeps_and_no_more(url: str, shown: str)
     page = nb.Page({"url": url, "title": "Sign in", "regions": []})
     assert page.origin == shown
     _assert_absent("zqx", _texts(page))
+
+
+class _EchoingTransport:
+    """A real transport behind a server that quotes its arguments in its errors (ours never does;
+    another server may): every cookie call fails with its arguments in the message."""
+
+    def __init__(self, inner: Transport) -> None:
+        self._inner = inner
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        if tool.endswith("_cookies"):
+            raise ToolError(tool, f"Cookie error for {json.dumps(arguments)}")
+        return await self._inner.call(tool, arguments)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_cookie_calls_scrub_the_urls_they_send_from_a_servers_error(
+    transport: Transport, login_url: str
+) -> None:
+    secret = "zqxCookiePathToken7"
+    url = f"http://127.0.0.1:1/account/{secret}?t={secret}"
+    with nb.Session(transport) as s:
+        s.open(login_url)
+        echoing = nb.Session.attach(s.session_id, _EchoingTransport(transport))
+        calls = [
+            lambda: echoing.cookies(url),
+            lambda: echoing.clear_cookies(url=url),
+            lambda: echoing.set_cookies([{"name": "n", "value": "v", "url": url}]),
+            lambda: echoing.set_cookies(
+                [{"name": "n", "value": "v", "domain": "127.0.0.1", "path": f"/{secret}"}]
+            ),
+        ]
+        for call in calls:
+            with pytest.raises(ToolError) as failed:
+                call()
+            assert "Cookie error for" in str(failed.value)
+            _assert_absent(secret, [str(failed.value), repr(failed.value)])
