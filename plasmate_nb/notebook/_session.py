@@ -469,8 +469,9 @@ class AsyncSession:
 
         ``screenshot_page`` takes only a URL: it loads it afresh in a temporary browser context
         (``width`` x ``height`` viewport, default 1280 x 720), so the image shows the page as a
-        first visit sees it, not this session's live state (typed values, clicks, cookies).
-        Untraced: the session's trace is unchanged, and the pixels never go into a trace.
+        first visit sees it, not this session's live state (typed values, clicks, cookies). The
+        site sees that second visit: a URL that works once (a sign-in or reset link) may show its
+        error page. Untraced: the session's trace is unchanged, and the pixels never go into a trace.
 
         >>> s.screenshot()                 # the last expression of a cell: shows the image
         >>> s.screenshot(800, 600).save("page.png")
