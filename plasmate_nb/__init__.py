@@ -1,8 +1,9 @@
 """plasmate_nb: inspect, teach and validate plasmate.trace.v1 browser sessions in Jupyter.
 
 >>> import plasmate_nb as pnb
+>>> site = pnb.DemoSite().start()                      # bundled demo pages on 127.0.0.1
 >>> s = pnb.Session()                                  # embedded engine, started lazily
->>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+>>> page = s.open(site.url("/login.html"), trace=True)
 >>> s.type_text(page.find(label="Password"), "hunter2")
 >>> s.trace.events()                                   # one row per retained event
 >>> s.replay_validate(2)                               # checks in order; never executes

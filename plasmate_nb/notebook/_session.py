@@ -93,8 +93,9 @@ class AsyncSession:
     ``pnb.serve()`` started afterwards (one started before never offers it). It stays on until
     the process ends.
 
+    >>> site = pnb.DemoSite().start()            # the bundled demo pages on 127.0.0.1
     >>> async with AsyncSession() as s:        # closes the browser session on exit
-    ...     page = await s.open("http://127.0.0.1:8765/login.html")
+    ...     page = await s.open(site.url("/login.html"))
     ...     events = await s.trace.events()
     """
 
@@ -123,7 +124,7 @@ class AsyncSession:
     def session_id(self) -> str | None:
         """The open browser session's id; None before ``open`` and after ``close``.
 
-        >>> s.session_id      # e.g. 's_3f2a…'; give it to ``attach`` in another notebook
+        >>> s.session_id      # a UUID, e.g. '3f2a9c1e-…'; give it to ``attach`` in another notebook
         """
         return self._session_id
 
@@ -362,7 +363,7 @@ class AsyncSession:
         server to answer later actions with only what changed; the session rebuilds each whole
         page from them, so pages look the same either way (the trace does too).
 
-        >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+        >>> page = s.open(site.url("/login.html"), trace=True)   # site = pnb.DemoSite().start()
         >>> page = s.open(url, som_answers="changes")      # lighter answers on large pages
         """
         if self._session_id is not None:
@@ -381,7 +382,7 @@ class AsyncSession:
     async def navigate(self, url: str) -> Page:
         """Navigate the open page to ``url`` and return the new page.
 
-        >>> s.navigate("http://127.0.0.1:8765/details.html").title
+        >>> s.navigate(site.url("/details.html")).title
         """
         return await self._act("navigate_to", {"url": url}, url_secrets(url))
 
@@ -430,7 +431,7 @@ class AsyncSession:
         return page
 
     async def toggle(self, element: str | Element) -> Page:
-        """Toggle a checkbox, radio button or switch; returns the page.
+        """Toggle a checkbox, check a radio button, or open or close a ``<details>``; returns the page.
 
         >>> s.toggle(page.find(role="checkbox", label="Remember me"))
         """
@@ -503,7 +504,7 @@ class AsyncSession:
 
         Like ``screenshot`` it reads a fresh visit of the URL, not the live session; untraced.
 
-        >>> s.links()                      # e.g. ['http://127.0.0.1:8765/index.html', ...]
+        >>> s.links()                      # as written in the page, not resolved: e.g. ['/index.html', ...]
         """
         arguments: dict[str, Any] = {"url": self._current_url()}
         if selector is not None:
@@ -708,7 +709,11 @@ class AsyncSession:
         )
 
     async def replay_panel(self) -> ReplayPanel:
-        """A widget to pick a retained event and validate or confirm its replay (never executes).
+        """A widget to pick a retained event and validate or confirm its replay.
+
+        Validating never executes. Only where the operator enabled replay execution
+        (``Session(replay_execution=True)``, ``serve --enable-replay-execution``) does an
+        Execute button appear, for a validated, confirmed plan (``ReplayPanel``).
 
         >>> s.replay_panel()      # the last expression of a cell: shows the widget
         """

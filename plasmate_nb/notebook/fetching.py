@@ -18,7 +18,7 @@ async def afetch(
 ) -> Page:
     """``fetch`` for async code: ``await afetch(url)`` returns the read-only ``Page``.
 
-    >>> page = await pnb.afetch("http://127.0.0.1:8765/index.html")
+    >>> page = await pnb.afetch(site.url("/index.html"))       # site = pnb.DemoSite().start()
     """
     arguments: dict[str, Any] = {"url": url, "javascript": javascript}
     if selector is not None:
@@ -39,7 +39,7 @@ def fetch(
     embedded engine. Its elements are for reading: no session holds the page, so it cannot
     be clicked. ``page.screenshot()`` shows it when asked.
 
-    >>> page = pnb.fetch("http://127.0.0.1:8765/index.html")
+    >>> page = pnb.fetch(site.url("/index.html"))       # site = pnb.DemoSite().start()
     >>> page.title, page.elements
     """
     return run_sync(afetch(url, javascript, selector, transport))

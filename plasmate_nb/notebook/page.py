@@ -132,7 +132,7 @@ class Page:
     Displayed, it shows its origin (never the path, query or fragment) and the elements table;
     ``find`` picks the one element an action needs.
 
-    >>> page = s.open("http://127.0.0.1:8765/login.html")
+    >>> page = s.open(site.url("/login.html"))      # site = pnb.DemoSite().start()
     >>> page.elements                          # id, role, label, text, actions, region
     >>> s.click(page.find(role="button", text="Sign in"))
     """

@@ -269,9 +269,11 @@ class ReplayPlan:
     of the first failing check; ``summary`` says the outcome in a sentence, ``explanation``
     what it means and ``what_to_do`` the next step; ``checks`` lists every check with its
     result; ``action`` names the recorded action (a refusal's payload omits it, the session
-    looks it up in the trace); ``execution_available`` is always false. An ``event_not_retained``
-    refusal has no event to check: it shows no checklist, and its summary names the sequences
-    the trace retains (``retained``, looked up in the trace), e.g. ``retained: 1–7``.
+    looks it up in the trace); ``execution_available`` is false unless the server's operator
+    enabled ``replay_execute`` (then ``Session.replay`` runs a confirmed, validated plan). An
+    ``event_not_retained`` refusal has no event to check: it shows no checklist, and its summary
+    names the sequences the trace retains (``retained``, looked up in the trace), e.g.
+    ``retained: 1–7``.
 
     >>> plan = s.replay_validate(2)
     >>> plan.summary, plan.what_to_do

@@ -148,8 +148,9 @@ class Session:
     ``replay`` for the whole process (see ``AsyncSession``): every session, and the agents of a
     ``serve()`` started afterwards.
 
+    >>> site = pnb.DemoSite().start()      # the bundled demo pages on 127.0.0.1
     >>> s = Session()
-    >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+    >>> page = s.open(site.url("/login.html"), trace=True)
     >>> s.type_text(page.find(label="Email"), "analyst@example.test")
     >>> s.trace.events()
     >>> final = s.close()

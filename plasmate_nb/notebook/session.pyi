@@ -27,8 +27,9 @@ class Session:
     ``replay`` for the whole process (see ``AsyncSession``): every session, and the agents of a
     ``serve()`` started afterwards.
 
+    >>> site = pnb.DemoSite().start()      # the bundled demo pages on 127.0.0.1
     >>> s = Session()
-    >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+    >>> page = s.open(site.url("/login.html"), trace=True)
     >>> s.type_text(page.find(label="Email"), "analyst@example.test")
     >>> s.trace.events()
     >>> final = s.close()
@@ -40,7 +41,7 @@ class Session:
     def session_id(self) -> str | None:
         """The open browser session's id; None before ``open`` and after ``close``.
 
-        >>> s.session_id      # e.g. 's_3f2a…'; give it to ``attach`` in another notebook
+        >>> s.session_id      # a UUID, e.g. '3f2a9c1e-…'; give it to ``attach`` in another notebook
         """
     @property
     def trace_id(self) -> str | None:
@@ -116,13 +117,13 @@ class Session:
         server to answer later actions with only what changed; the session rebuilds each whole
         page from them, so pages look the same either way (the trace does too).
 
-        >>> page = s.open("http://127.0.0.1:8765/login.html", trace=True)
+        >>> page = s.open(site.url("/login.html"), trace=True)   # site = pnb.DemoSite().start()
         >>> page = s.open(url, som_answers="changes")      # lighter answers on large pages
         """
     def navigate(self, url: str) -> Page:
         """Navigate the open page to ``url`` and return the new page.
 
-        >>> s.navigate("http://127.0.0.1:8765/details.html").title
+        >>> s.navigate(site.url("/details.html")).title
         """
     def click(self, element: str | Element) -> Page:
         """Click ``element`` (an ``Element`` from ``page.find`` or its SOM id) and return the page after.
@@ -151,7 +152,7 @@ class Session:
         >>> s.scroll(element_id=page.find(role="button", text="Sign in"))
         """
     def toggle(self, element: str | Element) -> Page:
-        """Toggle a checkbox, radio button or switch; returns the page.
+        """Toggle a checkbox, check a radio button, or open or close a ``<details>``; returns the page.
 
         >>> s.toggle(page.find(role="checkbox", label="Remember me"))
         """
@@ -195,7 +196,7 @@ class Session:
 
         Like ``screenshot`` it reads a fresh visit of the URL, not the live session; untraced.
 
-        >>> s.links()                      # e.g. ['http://127.0.0.1:8765/index.html', ...]
+        >>> s.links()                      # as written in the page, not resolved: e.g. ['/index.html', ...]
         """
     def cookies(self, url: str | None = ...) -> Cookies:
         """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.
@@ -270,7 +271,11 @@ class Session:
         >>> table.value_counts(["status", "drift"])
         """
     def replay_panel(self) -> ReplayPanel:
-        """A widget to pick a retained event and validate or confirm its replay (never executes).
+        """A widget to pick a retained event and validate or confirm its replay.
+
+        Validating never executes. Only where the operator enabled replay execution
+        (``Session(replay_execution=True)``, ``serve --enable-replay-execution``) does an
+        Execute button appear, for a validated, confirmed plan (``ReplayPanel``).
 
         >>> s.replay_panel()      # the last expression of a cell: shows the widget
         """
