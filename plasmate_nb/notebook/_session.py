@@ -172,10 +172,11 @@ class AsyncSession:
 
         Give exactly one of ``url`` (with the server's bearer ``token``) or ``command``. Nothing
         connects until the first call; closing the session closes the connection, and a later
-        ``open`` connects again to the same server.
+        ``open`` connects again to the same server. A server refuses private and loopback
+        pages (such as ``DemoSite``'s) unless started with ``--allow-private-network``.
 
         >>> s = Session.connect("http://127.0.0.1:9272/mcp", token="...")
-        >>> s = Session.connect(command=["plasmate-nb", "serve"])
+        >>> s = Session.connect(command=["plasmate-nb", "serve", "--allow-private-network"])
         """
         session = cls(_remote_transport(url, token, command))
         session._owns_transport = True
