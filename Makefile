@@ -39,7 +39,7 @@ test: bootstrap lint
 
 # Long by design: no per-test or whole-run time limits.
 soak: bootstrap
-	$(PY) -m pytest -q -m soak --timeout=0 -o session_timeout= tests/reliability
+	$(PY) -m pytest -q -m soak --timeout=0 -o session_timeout= tests/reliability tests/som
 
 demo: bootstrap
 	$(PY) -m plasmate_nb demo

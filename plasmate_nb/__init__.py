@@ -21,14 +21,17 @@ from plasmate_nb._lazy import lazy_exports as _lazy_exports
 # `import plasmate_nb.trace` stays pure and `load_trace` starts no browser, MCP SDK or widgets.
 _EXPORTS = {
     "plasmate_nb.analysis": ("AuditReport", "Comparison", "Fleet", "audit", "compare", "fleet"),
+    "plasmate_nb.browser.config": ("EnvironmentSettingError",),
     "plasmate_nb.client": ("HttpTransport", "StdioTransport", "ToolError", "Transport"),
     "plasmate_nb.demo_site": ("DemoSite",),
     "plasmate_nb.notebook": (
         "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
-        "Page", "ReplayPanel", "ReplayPlan", "ReplayRefused", "ReplayResult", "Screenshot", "Session", "TraceCleared", "TraceDashboard", "TraceExport",
-        "TraceFormatError", "TraceStatus", "afetch", "attach", "explain", "fetch", "load_trace", "load_traces",
+        "MissingCriteria", "Page", "ReplayPanel", "ReplayPlan", "ReplayRefused", "ReplayResult", "Screenshot", "Session",
+        "SessionStateError", "TraceCleared", "TraceDashboard", "TraceExport", "TraceFormatError", "TraceStatus",
+        "UnknownReplayCode", "afetch", "attach", "explain", "fetch", "load_trace", "load_traces",
     ),
     "plasmate_nb.notebook.embedded_server": ("EmbeddedServer", "serve"),
+    "plasmate_nb.server.http": ("ServerConfigError",),
 }  # fmt: skip
 _SUBPACKAGES = (
     "analysis",
@@ -52,6 +55,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.analysis import audit as audit
     from plasmate_nb.analysis import compare as compare
     from plasmate_nb.analysis import fleet as fleet
+    from plasmate_nb.browser.config import EnvironmentSettingError as EnvironmentSettingError
     from plasmate_nb.client import HttpTransport as HttpTransport
     from plasmate_nb.client import StdioTransport as StdioTransport
     from plasmate_nb.client import ToolError as ToolError
@@ -63,6 +67,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook import Element as Element
     from plasmate_nb.notebook import ElementNotFound as ElementNotFound
     from plasmate_nb.notebook import FinalTraceOmitted as FinalTraceOmitted
+    from plasmate_nb.notebook import MissingCriteria as MissingCriteria
     from plasmate_nb.notebook import Page as Page
     from plasmate_nb.notebook import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook import ReplayPlan as ReplayPlan
@@ -70,11 +75,13 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook import ReplayResult as ReplayResult
     from plasmate_nb.notebook import Screenshot as Screenshot
     from plasmate_nb.notebook import Session as Session
+    from plasmate_nb.notebook import SessionStateError as SessionStateError
     from plasmate_nb.notebook import TraceCleared as TraceCleared
     from plasmate_nb.notebook import TraceDashboard as TraceDashboard
     from plasmate_nb.notebook import TraceExport as TraceExport
     from plasmate_nb.notebook import TraceFormatError as TraceFormatError
     from plasmate_nb.notebook import TraceStatus as TraceStatus
+    from plasmate_nb.notebook import UnknownReplayCode as UnknownReplayCode
     from plasmate_nb.notebook import afetch as afetch
     from plasmate_nb.notebook import attach as attach
     from plasmate_nb.notebook import explain as explain
@@ -83,3 +90,4 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook import load_traces as load_traces
     from plasmate_nb.notebook.embedded_server import EmbeddedServer as EmbeddedServer
     from plasmate_nb.notebook.embedded_server import serve as serve
+    from plasmate_nb.server.http import ServerConfigError as ServerConfigError

@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="plasmate-nb",
         description="Inspect, teach and validate plasmate.trace.v1 browser sessions: run the MCP server, "
-        "the demo, or find the browser the engine would use.",
+        "the demo, audit exported traces, or find the browser the engine would use.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
 

@@ -25,6 +25,9 @@ class EnvironmentSettingError(HintedError, ValueError):
 
     ``plasmate-nb serve`` prints the message and exits; the notebook's embedded engine adds a
     ``hint`` on when the setting is read, and the error shows without plasmate_nb's frames.
+
+    >>> os.environ["PLASMATE_NB_RENDERER_MEMORY_MB"] = "lots"
+    >>> pnb.Session().open(url)   # EnvironmentSettingError: the variable, and what it accepts
     """
 
 

@@ -10,15 +10,16 @@ import typing as _typing
 from plasmate_nb._lazy import lazy_exports as _lazy_exports
 
 _EXPORTS = {
-    "plasmate_nb.notebook._session": ("AsyncSession", "AsyncTrace"),
+    "plasmate_nb.notebook._session": ("AsyncSession", "AsyncTrace", "SessionStateError"),
     "plasmate_nb.notebook.cookies": ("Cookies",),
     "plasmate_nb.notebook.export": (
         "FinalTraceOmitted", "TraceCleared", "TraceExport", "TraceFormatError", "TraceStatus", "load_trace",
         "load_traces", "schema",
     ),
-    "plasmate_nb.notebook.page": ("AmbiguousElement", "Element", "ElementNotFound", "Page"),
+    "plasmate_nb.notebook.page": ("AmbiguousElement", "Element", "ElementNotFound", "MissingCriteria", "Page"),
     "plasmate_nb.notebook.replay": (
-        "CHECKS", "DRIFT_EXPLANATIONS", "Check", "ReplayPlan", "ReplayRefused", "ReplayResult", "explain",
+        "CHECKS", "DRIFT_EXPLANATIONS", "Check", "ReplayPlan", "ReplayRefused", "ReplayResult", "UnknownReplayCode",
+        "explain",
     ),
     "plasmate_nb.notebook.session": ("Session", "Trace", "attach"),
     "plasmate_nb.notebook.fetching": ("afetch", "fetch"),
@@ -31,6 +32,7 @@ __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)
     from plasmate_nb.notebook._session import AsyncSession as AsyncSession
     from plasmate_nb.notebook._session import AsyncTrace as AsyncTrace
+    from plasmate_nb.notebook._session import SessionStateError as SessionStateError
     from plasmate_nb.notebook.cookies import Cookies as Cookies
     from plasmate_nb.notebook.dashboard import TraceDashboard as TraceDashboard
     from plasmate_nb.notebook.export import FinalTraceOmitted as FinalTraceOmitted
@@ -46,6 +48,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook.page import AmbiguousElement as AmbiguousElement
     from plasmate_nb.notebook.page import Element as Element
     from plasmate_nb.notebook.page import ElementNotFound as ElementNotFound
+    from plasmate_nb.notebook.page import MissingCriteria as MissingCriteria
     from plasmate_nb.notebook.page import Page as Page
     from plasmate_nb.notebook.replay import CHECKS as CHECKS
     from plasmate_nb.notebook.replay import DRIFT_EXPLANATIONS as DRIFT_EXPLANATIONS
@@ -53,6 +56,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.notebook.replay import ReplayPlan as ReplayPlan
     from plasmate_nb.notebook.replay import ReplayRefused as ReplayRefused
     from plasmate_nb.notebook.replay import ReplayResult as ReplayResult
+    from plasmate_nb.notebook.replay import UnknownReplayCode as UnknownReplayCode
     from plasmate_nb.notebook.replay import explain as explain
     from plasmate_nb.notebook.replay_panel import ReplayPanel as ReplayPanel
     from plasmate_nb.notebook.session import Session as Session

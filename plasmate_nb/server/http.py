@@ -55,8 +55,16 @@ log = logging.getLogger("plasmate_nb.server")
 
 
 class ServerConfigError(HintedError, ValueError):
-    """A server option that must be fixed before the server can start; ``port_in_use`` when
-    the port was taken (a notebook adds what to do about that as its ``hint``)."""
+    """A server option that must be fixed before the server can start.
+
+    ``port_in_use`` is true when the port was taken (a notebook adds what to do about that as
+    its ``hint``).
+
+    >>> try:
+    ...     server = pnb.serve(port=9272)
+    ... except pnb.ServerConfigError as error:
+    ...     error.port_in_use      # True: stop the server started before, or pick another port
+    """
 
     port_in_use: bool = False
 
