@@ -146,10 +146,30 @@ CHECKS: tuple[tuple[str, str], ...] = tuple(
 )
 TARGET_CHECKS = frozenset({"target_missing", "target_ambiguous", "action_unavailable"})
 
+
 #: Drift code -> what the refusal means, in words (``explain(code)`` adds what to do).
 DRIFT_EXPLANATIONS: dict[str, str] = {code: _WORDS[code].meaning for code in DRIFT_CODES}
 #: replay_execute's own check after validation (docs/contract.md#supervised-replay-execution).
 VALUE_CHECK = ("value", "the value you supplied matches what the trace kept of it")
+
+
+def _contract_numbers() -> dict[str, str]:
+    """Each check's number in docs/contract.md#replay-validation: the target checks are 6a-6c."""
+    numbers: dict[str, str] = {}
+    number, letters = 0, iter("abc")
+    for code, _ in CHECKS:
+        if code in TARGET_CHECKS:
+            letter = next(letters)
+            number += letter == "a"
+            numbers[code] = f"{number}{letter}"
+        else:
+            number += 1
+            numbers[code] = str(number)
+    return numbers
+
+
+#: Check code -> its number as the contract writes it ("6a"); replay_execute's value check is "+".
+CHECK_NUMBERS: dict[str, str] = {**_contract_numbers(), VALUE_CHECK[0]: "+"}
 
 PASSED, FAILED, NOT_REACHED, SKIPPED = "passed", "failed here", "not reached", "skipped (no recorded target)"
 _RESULT_WORDS = {
@@ -361,7 +381,9 @@ class ReplayPlan:
         return f"Replay plan for event {self.sequence} ({self.action or 'action not known'})"
 
     def _repr_html_(self) -> str:
-        rows = [(i, c.meaning, _RESULT_WORDS[c.state], c.name) for i, c in enumerate(self.checks, 1)]
+        rows = [
+            (CHECK_NUMBERS.get(c.name, ""), c.meaning, _RESULT_WORDS[c.state], c.name) for c in self.checks
+        ]
         body = (
             f"<div>status <b>{cell(self.status)}</b> · drift <b>{cell(self.drift or 'none')}</b></div>"
             f"<p><b>{cell(self.summary)}</b></p><p>{cell(self.explanation)}</p>"
@@ -381,8 +403,8 @@ class ReplayPlan:
         if not self._not_retained:  # no event: the checks after the first two never ran
             width = max(len(c.meaning) for c in self.checks)
             lines += [
-                f"  {i:>2}. {c.meaning:<{width}}  {_RESULT_WORDS[c.state]}"
-                for i, c in enumerate(self.checks, 1)
+                f"  {CHECK_NUMBERS.get(c.name, ''):>2}. {c.meaning:<{width}}  {_RESULT_WORDS[c.state]}"
+                for c in self.checks
             ]
         lines += [f"  {self.explanation}", f"  What to do: {self.what_to_do}"]
         lines.append(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from html import escape as cell
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,7 +14,7 @@ import plasmate_nb.notebook as nb
 from plasmate_nb._loop import background_loop, run_sync
 from plasmate_nb.client import InProcessTransport, LoopBoundTransport
 from plasmate_nb.client.base import Transport
-from plasmate_nb.notebook.replay import FAILED, NOT_REACHED, PASSED, SKIPPED
+from plasmate_nb.notebook.replay import CHECK_NUMBERS, FAILED, NOT_REACHED, PASSED, SKIPPED
 from plasmate_nb.tools import Dispatcher
 from plasmate_nb.trace.constants import DRIFT_CODES, DRIFT_MESSAGES, MESSAGE_VALIDATED
 from tests.scripted_engine import ScriptedEngine
@@ -109,6 +110,31 @@ def test_checklist_for_every_drift_code(drift: str) -> None:
     plan = nb.ReplayPlan(payload)
     _assert_failed_at(plan, drift)
     assert plan.explanation == nb.DRIFT_EXPLANATIONS[drift]
+
+
+def test_checks_are_numbered_as_the_contract_numbers_them() -> None:
+    payload = {"drift": "state_drift", "execution": "validation_only", "execution_available": False, "message": "m",
+               "schema": "plasmate.trace.v1", "sequence": 3, "side_effects": False, "status": "refused", "trace_id": "t"}  # fmt: skip
+    plan = nb.ReplayPlan(payload)
+    numbers = [line.strip().split(".")[0] for line in repr(plan).splitlines()[2:12]]
+    assert numbers == [
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "6a",
+        "6b",
+        "6c",
+        "7",
+        "8",
+    ]  # docs/contract.md#replay-validation
+    html = plan._repr_html_()
+    assert html.index(">6a<") < html.index(">6c<") < html.index(">7<") < html.index(">8<")
+    contract = (Path(plasmate_nb.__file__).parents[1] / "docs" / "contract.md").read_text(encoding="utf-8")
+    for code, number in CHECK_NUMBERS.items():  # the contract's table gives each code its number
+        if code in DRIFT_CODES:
+            assert re.search(rf"^\| {number} \|[^\n]*`{code}`", contract, re.MULTILINE), code
 
 
 def test_replay_validate_all(session: nb.Session, login_url: str) -> None:
