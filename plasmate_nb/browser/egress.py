@@ -75,6 +75,16 @@ is unset in its environment (set, a page reached 127.0.0.1 straight), so it is n
 PROBE_HOST = "egress-probe.plasmate.invalid"
 """A host the gate answers itself (``200``, marked ``probe``), never resolved: the engine loads
 ``http://<PROBE_HOST>/<token>`` in a new browser to see its traffic really comes here."""
+SWITCHES_MISSING = (
+    "the browser at PLASMATE_NB_BROWSER_ENDPOINT was started without switches the egress gate "
+    "relies on, so a page could reach the network around it (WebRTC, its own DNS); it is not used. "
+    "Missing: "
+)
+SWITCHES_UNCHECKED = (
+    "plasmate-nb: note: the browser at PLASMATE_NB_BROWSER_ENDPOINT does not say how it was started "
+    "(only one started with --enable-automation does, as Playwright's servers are): check that it "
+    "has the switches above."
+)
 NOT_GATED = (
     "the browser does not send its traffic through the egress gate (a launch wrapper, flags file "
     "or managed policy may set another proxy mode, such as --no-proxy-server or a PAC script); it "
@@ -100,6 +110,26 @@ class GateLimits:
     pooled_idle: float = 30.0
     replayable_body_bytes: int = 64 * 1024  # larger request bodies are streamed, never sent twice
     remembered_refusals: int = 256
+
+
+# Off, so WebRTC neither hands out nor looks up mDNS (.local) names: multicast the gate never sees.
+MDNS_FEATURE = "WebRtcHideLocalIpsWithMdns"
+
+
+def missing_switches(arguments: list[str]) -> list[str]:
+    """Which of :func:`chromium_args` a browser started with ``arguments`` lacks (its command
+    line, as ``Browser.getBrowserCommandLine`` gives it). Chromium keeps only the last
+    ``--disable-features``, so the feature the gate needs must be in that one."""
+    missing = []
+    for switch in chromium_args():
+        name = switch.partition("=")[0]
+        if name == "--disable-features":
+            last = next((a for a in reversed(arguments) if a.startswith(name + "=")), "")
+            if MDNS_FEATURE not in last.partition("=")[2].split(","):
+                missing.append(switch)
+        elif switch not in arguments:
+            missing.append(switch)
+    return missing
 
 
 class BrowserNotGated(RuntimeError):
@@ -753,7 +783,7 @@ def chromium_args() -> list[str]:
     and sends WebRTC UDP only through a proxy — that is, never. The ``--disable-features`` list
     is merged with Playwright's own, because Chromium keeps only the last such switch.
     """
-    features = [*playwright_disabled_features(), "WebRtcHideLocalIpsWithMdns"]
+    features = [*playwright_disabled_features(), MDNS_FEATURE]
     return [
         f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {GATE_HOST}",
         "--disable-quic",

@@ -23,7 +23,16 @@ from playwright.async_api import Error as PlaywrightError
 from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.created import CLOSE_TIMEOUT_SECONDS, within
 from plasmate_nb.browser.discovery import LAUNCH_ARGS, find_chromium
-from plasmate_nb.browser.egress import NOT_GATED, PROXY_BYPASS, BrowserNotGated, EgressGate, chromium_args
+from plasmate_nb.browser.egress import (
+    NOT_GATED,
+    PROXY_BYPASS,
+    SWITCHES_MISSING,
+    SWITCHES_UNCHECKED,
+    BrowserNotGated,
+    EgressGate,
+    chromium_args,
+    missing_switches,
+)
 from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import describe, reduce_url
@@ -82,6 +91,8 @@ class Engine:
             if self.gate is not None:
                 try:
                     await self._check_gated(browser)
+                    if self.config.endpoint:  # not launched here: was it started as the gate needs?
+                        await self._check_switches(browser)
                 except BaseException:  # never a browser left running that goes around the gate
                     with contextlib.suppress(Exception):
                         async with asyncio.timeout(CLOSE_TIMEOUT_SECONDS):
@@ -159,6 +170,25 @@ class Engine:
                     await context.close()
         if not self.gate.probed(token):
             raise BrowserNotGated(NOT_GATED)
+
+    async def _check_switches(self, browser: Browser) -> None:
+        """:class:`BrowserNotGated` when a browser this engine did not launch lacks switches the
+        gate relies on. Only a browser started with ``--enable-automation`` (Playwright's servers
+        are) says how it was started; for any other the operator is told it was not checked."""
+        try:
+            async with asyncio.timeout(self.config.browser_timeout):
+                cdp = await browser.new_browser_cdp_session()
+                try:
+                    answer = await cdp.send("Browser.getBrowserCommandLine")
+                finally:
+                    with contextlib.suppress(PlaywrightError):
+                        await cdp.detach()
+        except PlaywrightError:
+            print(SWITCHES_UNCHECKED, file=sys.stderr)
+            return
+        missing = missing_switches(list(answer.get("arguments") or []))
+        if missing:
+            raise BrowserNotGated(SWITCHES_MISSING + " ".join(missing))
 
     def _gated(self) -> bool:
         """A launched browser is always gated. A remote one only when it runs on this machine

@@ -19,6 +19,7 @@ from plasmate_nb.browser.discovery import (
     BrowserNotFound,
     find_chromium,
 )
+from plasmate_nb.browser.egress import SWITCHES_UNCHECKED, chromium_args, missing_switches
 from plasmate_nb.browser.engine import REMOTE_WARNING
 
 
@@ -63,13 +64,19 @@ async def _wait_for_devtools(port: int) -> None:
     raise AssertionError("Chromium's DevTools endpoint never answered")
 
 
-async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Path, capsys) -> None:
+def _running_browser(tmp_path: Path, *switches: str) -> tuple[subprocess.Popen[bytes], int]:
     port = _free_port()
     browser = subprocess.Popen(
-        [find_chromium().executable or "chromium", *LAUNCH_ARGS, "--headless", "--remote-debugging-address=127.0.0.1",
-         f"--remote-debugging-port={port}", f"--user-data-dir={tmp_path}", "about:blank"],
+        [find_chromium().executable or "chromium", *LAUNCH_ARGS, *switches, "--headless",
+         "--remote-debugging-address=127.0.0.1", f"--remote-debugging-port={port}", f"--user-data-dir={tmp_path}",
+         "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
+    return browser, port
+
+
+async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Path, capsys) -> None:
+    browser, port = _running_browser(tmp_path)  # without --enable-automation: it cannot say how it started
     try:
         await _wait_for_devtools(port)
         engine = Engine(
@@ -97,10 +104,49 @@ async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Pat
         note = capsys.readouterr().err  # every switch the launched browser gets, none left out
         assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in note
         assert "WebRtcHideLocalIpsWithMdns" in note
+        assert SWITCHES_UNCHECKED in note  # and that they could not be checked
         assert browser.poll() is None  # a connected browser is not ours to stop
     finally:
         browser.terminate()
         browser.wait(timeout=30)
+
+
+@pytest.mark.parametrize("with_switches", [True, False], ids=["started as the gate needs", "started without"])
+async def test_a_running_browser_that_says_how_it_started_is_checked_for_the_gates_switches(
+    demo, tmp_path: Path, capsys, with_switches: bool
+) -> None:
+    switches = chromium_args() if with_switches else ["--disable-quic"]
+    browser, port = _running_browser(tmp_path, "--enable-automation", *switches)
+    try:
+        await _wait_for_devtools(port)
+        engine = Engine(EngineConfig(endpoint=f"http://127.0.0.1:{port}", navigation_timeout=5))
+        try:
+            if with_switches:
+                session = await engine.open(demo.url("/login.html"))
+                await engine.close_session(session.id)
+                assert SWITCHES_UNCHECKED not in capsys.readouterr().err  # it was checked
+            else:
+                with pytest.raises(
+                    EngineError, match="started without switches the egress gate relies on"
+                ) as refused:
+                    await engine.open(demo.url("/login.html"))
+                missing = str(refused.value).partition("Missing: ")[2]
+                assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in missing
+                assert "--host-resolver-rules=" in missing and "--disable-quic" not in missing
+        finally:
+            await engine.aclose()
+        assert browser.poll() is None  # refused or not, a connected browser is not ours to stop
+    finally:
+        browser.terminate()
+        browser.wait(timeout=30)
+
+
+def test_the_last_disable_features_switch_is_the_one_that_counts() -> None:
+    gated = chromium_args()
+    assert missing_switches(gated) == []
+    overridden = [*gated, "--disable-features=Translate"]  # a later list replaces ours in Chromium
+    assert missing_switches(overridden) == [a for a in gated if a.startswith("--disable-features=")]
+    assert missing_switches([*gated[:-1], "--disable-features=Translate,WebRtcHideLocalIpsWithMdns"]) == []
 
 
 def test_a_browser_on_another_machine_is_not_gated_and_the_operator_is_told(capsys) -> None:
