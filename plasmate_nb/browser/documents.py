@@ -29,7 +29,7 @@ import httpx2
 from plasmate_nb._http_logs import quiet_http_logs
 from plasmate_nb.browser.egress import gate_answer
 from plasmate_nb.browser.navigation import FAILED
-from plasmate_nb.browser.policy import PolicyViolation
+from plasmate_nb.browser.policy import PolicyViolation, as_browser_reads
 from plasmate_nb.errors import (
     BLOCKED_PREFIX,
     body_exceeds_limit,
@@ -132,7 +132,7 @@ async def _fetch(
         verify=ssl.create_default_context(),
         timeout=None,
     ) as client:
-        current = url
+        current = as_browser_reads(url)  # fetched as checked (and as a browser would)
         hops = 0
         while True:
             _check(engine, current)
@@ -146,7 +146,7 @@ async def _fetch(
                         if hops > max_redirects:
                             raise DocumentError("redirects", too_many_redirects(max_redirects))
                         try:
-                            current = urljoin(current, location.strip())
+                            current = as_browser_reads(urljoin(current, as_browser_reads(location.strip())))
                             origin_of(current)
                         except ValueError:
                             raise DocumentError(
