@@ -81,9 +81,9 @@ SWITCHES_MISSING = (
     "Missing: "
 )
 SWITCHES_UNCHECKED = (
-    "plasmate-nb: note: the browser at PLASMATE_NB_BROWSER_ENDPOINT does not say how it was started "
-    "(only one started with --enable-automation does, as Playwright's servers are): check that it "
-    "has the switches above."
+    "plasmate-nb: note: the browser at PLASMATE_NB_BROWSER_ENDPOINT does not say how it was started, "
+    "so its switches were not checked; start it with --enable-automation too and the engine checks "
+    "them at every start."
 )
 NOT_GATED = (
     "the browser does not send its traffic through the egress gate (a launch wrapper, flags file "
@@ -117,17 +117,19 @@ MDNS_FEATURE = "WebRtcHideLocalIpsWithMdns"
 
 
 def missing_switches(arguments: list[str]) -> list[str]:
-    """Which of :func:`chromium_args` a browser started with ``arguments`` lacks (its command
-    line, as ``Browser.getBrowserCommandLine`` gives it). Chromium keeps only the last
-    ``--disable-features``, so the feature the gate needs must be in that one."""
+    """What of :func:`chromium_args` a browser started with ``arguments`` lacks (its command
+    line, as ``Browser.getBrowserCommandLine`` gives it), in words. Chromium keeps the last of a
+    repeated switch, so that is the one compared; of ``--disable-features`` only the gate's
+    feature is needed."""
     missing = []
     for switch in chromium_args():
-        name = switch.partition("=")[0]
+        name, equals, value = switch.partition("=")
+        last = next((a for a in reversed(arguments) if a == name or a.startswith(name + "=")), None)
+        given = None if last is None else last.partition("=")[2]
         if name == "--disable-features":
-            last = next((a for a in reversed(arguments) if a.startswith(name + "=")), "")
-            if MDNS_FEATURE not in last.partition("=")[2].split(","):
-                missing.append(switch)
-        elif switch not in arguments:
+            if MDNS_FEATURE not in (given or "").split(","):
+                missing.append(f"{MDNS_FEATURE} in its last --disable-features")
+        elif last is None or (equals and given != value):
             missing.append(switch)
     return missing
 

@@ -173,8 +173,8 @@ class Engine:
 
     async def _check_switches(self, browser: Browser) -> None:
         """:class:`BrowserNotGated` when a browser this engine did not launch lacks switches the
-        gate relies on. Only a browser started with ``--enable-automation`` (Playwright's servers
-        are) says how it was started; for any other the operator is told it was not checked."""
+        gate relies on. Only a browser started with ``--enable-automation`` says how it was
+        started (Playwright does not add it); for any other the operator is told it was not checked."""
         try:
             async with asyncio.timeout(self.config.browser_timeout):
                 cdp = await browser.new_browser_cdp_session()
@@ -183,7 +183,7 @@ class Engine:
                 finally:
                     with contextlib.suppress(PlaywrightError):
                         await cdp.detach()
-        except PlaywrightError:
+        except (PlaywrightError, TimeoutError):  # it does not say, or does not answer
             print(SWITCHES_UNCHECKED, file=sys.stderr)
             return
         missing = missing_switches(list(answer.get("arguments") or []))

@@ -141,12 +141,19 @@ async def test_a_running_browser_that_says_how_it_started_is_checked_for_the_gat
         browser.wait(timeout=30)
 
 
-def test_the_last_disable_features_switch_is_the_one_that_counts() -> None:
+def test_the_last_of_a_repeated_switch_is_the_one_that_counts() -> None:
     gated = chromium_args()
     assert missing_switches(gated) == []
+    webrtc = "--webrtc-ip-handling-policy=disable_non_proxied_udp"
+    assert missing_switches([*gated, "--webrtc-ip-handling-policy=default"]) == [
+        webrtc
+    ]  # Chromium keeps the last
+    resolver = next(a for a in gated if a.startswith("--host-resolver-rules="))
+    assert missing_switches([*gated, "--host-resolver-rules="]) == [resolver]
     overridden = [*gated, "--disable-features=Translate"]  # a later list replaces ours in Chromium
-    assert missing_switches(overridden) == [a for a in gated if a.startswith("--disable-features=")]
+    assert missing_switches(overridden) == ["WebRtcHideLocalIpsWithMdns in its last --disable-features"]
     assert missing_switches([*gated[:-1], "--disable-features=Translate,WebRtcHideLocalIpsWithMdns"]) == []
+    assert missing_switches([a for a in gated if a != "--disable-quic"]) == ["--disable-quic"]
 
 
 def test_a_browser_on_another_machine_is_not_gated_and_the_operator_is_told(capsys) -> None:
