@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 
@@ -29,6 +30,14 @@ class EnvironmentSettingError(HintedError, ValueError):
     >>> os.environ["PLASMATE_NB_RENDERER_MEMORY_MB"] = "lots"
     >>> pnb.Session().open(url)   # EnvironmentSettingError: the variable, and what it accepts
     """
+
+
+def _seconds(value: object) -> float:
+    """``value`` as a finite number of seconds, else NaN (which every comparison refuses)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return math.nan
+    seconds = float(value)
+    return seconds if math.isfinite(seconds) else math.nan
 
 
 def renderer_memory_from_env() -> int | None:
@@ -84,12 +93,13 @@ class EngineConfig:
             "settle_timeout",
             "browser_timeout",
         ):
-            seconds = getattr(self, name)
-            if not (isinstance(seconds, int | float) and 0 < seconds < math.inf):
+            if not _seconds(getattr(self, name)) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
-        if self.idle_timeout is not None and not 0 < self.idle_timeout < math.inf:
-            raise ValueError("idle_timeout must be a positive number of seconds, or None for no reaping")
-        if not (isinstance(self.max_sessions, int) and self.max_sessions >= 1):
+        if self.idle_timeout is not None and not _seconds(self.idle_timeout) >= 0:
+            raise ValueError("idle_timeout must be a number of seconds (0 or None: no reaping)")
+        if isinstance(self.max_sessions, bool) or not (
+            isinstance(self.max_sessions, int) and self.max_sessions >= 1
+        ):
             raise ValueError("max_sessions must be at least 1")
         bound = self.renderer_memory_mb
         if bound is not None and not (isinstance(bound, int) and bound >= MIN_RENDERER_MEMORY_MB):

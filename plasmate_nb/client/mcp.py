@@ -245,12 +245,18 @@ class _SdkTransport:
         # cancellation would cut it short and leave the server running. asyncio.wait, because
         # awaiting the task would hand it our caller's cancellation.
         _closing.add(task)
-        task.add_done_callback(_closing.discard)
+        task.add_done_callback(_closed)
         await asyncio.wait({task}, timeout=CONNECT_TIMEOUT_S)
-        if task.done() and not task.cancelled():
-            task.exception()  # read: how the connection ended is not this caller's error
         if attempt.ready.done() and not attempt.ready.cancelled():
             attempt.ready.exception()  # read: a failure no call waited for is not worth a warning
+
+
+def _closed(task: asyncio.Task[None]) -> None:
+    """A closing connection ended: let it go, and read how it ended (not any caller's error, and
+    never a "Task exception was never retrieved" when nobody waited for it to the end)."""
+    _closing.discard(task)
+    if not task.cancelled():
+        task.exception()
 
 
 def _server_log() -> Any:

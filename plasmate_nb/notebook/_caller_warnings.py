@@ -5,7 +5,8 @@ there would point at asyncio's frames (and Python shows each place once), so the
 its warnings through :func:`warn_caller`. Awaited by the user (``AsyncSession``), it warns at
 once. In a call the sync facade runs (:func:`collecting`), the call's own task keeps them, and
 :func:`warn_collected` warns them on the user's thread when the call has returned. Either way
-the warning names the first frame outside this package: the user's line.
+the warning names the first frame outside this package: the user's line (a warning from a task
+the call started, or from a widget's button, names wherever that task runs).
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ the cause, not ``run_sync``, ``concurrent.futures`` and the core's internals.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import re
@@ -75,6 +76,10 @@ def _run(coroutine: Coroutine[Any, Any, Any]) -> Any:
         result = run_sync(coroutine, context)
     except HintedError as error:
         failure = error
+    except BaseException:  # interrupted: what the call had warned is still said
+        with contextlib.suppress(Warning):
+            warn_collected(collected)
+        raise
     else:
         warn_collected(collected)  # once the call has returned (a failed call says its error only)
         return result

@@ -24,6 +24,13 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _idle_seconds(text: str) -> float:
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError("must be a number of seconds, 0 for never")
+    return value
+
+
 def _positive_bytes(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -75,7 +82,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN")
     parser.add_argument("--max-sessions", type=_positive_count, default=10)
-    parser.add_argument("--idle-timeout", type=_positive_seconds, default=None, metavar="SECONDS")
+    parser.add_argument(
+        "--idle-timeout",
+        type=_idle_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="close sessions idle this long (0: never)",
+    )
     parser.add_argument(
         "--allow-private-network",
         action="store_true",

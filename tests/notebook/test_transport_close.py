@@ -29,8 +29,15 @@ async def _connected() -> tuple[StdioTransport, asyncio.Task[None], psutil.Proce
     assert await transport.list_tools()  # connected: the handshake and a call went through
     attempt = transport._attempt
     assert attempt is not None and attempt.task is not None
-    (server,) = [p for p in psutil.Process().children() if SLOW_TO_EXIT in p.cmdline()]
+    (server,) = [p for p in psutil.Process().children() if SLOW_TO_EXIT in _cmdline(p)]
     return transport, attempt.task, server
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:  # another child of the test process ended meanwhile
+        return []
 
 
 async def _ends(connection: asyncio.Task[None], server: psutil.Process) -> None:

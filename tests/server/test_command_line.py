@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+from fractions import Fraction
 
 import psutil
 import pytest
@@ -41,8 +42,8 @@ def test_allow_network_reaches_the_engine_config_and_refuses_non_networks():
 @pytest.mark.parametrize(
     ("flag", "value", "said"),
     [
-        ("--idle-timeout", "-5", "must be a positive number of seconds"),  # reaped every session at once
-        ("--idle-timeout", "0", "must be a positive number of seconds"),
+        ("--idle-timeout", "-5", "must be a number of seconds, 0 for never"),  # reaped every session at once
+        ("--idle-timeout", "inf", "must be a number of seconds, 0 for never"),
         ("--max-sessions", "0", "must be at least 1"),  # refused every open_page
         ("--max-sessions", "-2", "must be at least 1"),
     ],
@@ -64,13 +65,24 @@ def test_a_capacity_or_idle_timeout_that_cannot_work_is_refused_at_start(
         {"settle_timeout": float("inf")},
         {"browser_timeout": "5"},
         {"idle_timeout": -3},
+        {"idle_timeout": "30"},
+        {"action_timeout": True},
         {"max_sessions": 0},
+        {"max_sessions": True},
     ],
 )
 def test_an_engine_config_that_cannot_work_is_refused_by_name(setting: dict[str, object]) -> None:
     (name,) = setting
     with pytest.raises(ValueError, match=f"^{name} must be "):
         EngineConfig(**setting)  # type: ignore[arg-type]
+
+
+def test_idle_timeout_zero_still_means_no_reaping_and_other_numbers_are_accepted() -> None:
+    assert build_parser().parse_args(["serve", "--idle-timeout", "0"]).idle_timeout == 0
+    assert EngineConfig(idle_timeout=0).idle_timeout == 0  # the engine reaps only with a positive one
+    assert (
+        EngineConfig(action_timeout=Fraction(3, 2), max_sessions=3).action_timeout == 1.5
+    )  # any real number
 
 
 async def test_allow_network_admits_addresses_however_named_and_the_refusal_names_the_flags(demo):
