@@ -6,15 +6,16 @@ and httpcore2 every response's headers at DEBUG (a ``Location`` holding a sign-i
 ``Set-Cookie``). The engine fetches small documents with that client (``ard_discover`` fetches
 the very URL it is given, ``crawl_policy`` follows redirects) and the notebook speaks to MCP
 servers with it: a notebook that turns logging on would keep what no trace keeps. Filters on
-those loggers cut each request's URL to ``<origin>/…`` and leave the headers out; every other
-record passes unchanged. Installed once, when a module that sends HTTP requests is imported.
+those loggers word each request's URL as every message does (``reduce_url``: its origin and
+``/…``) and leave the headers out; every other record passes unchanged. Installed once, when a
+module that sends HTTP requests is imported.
 """
 
 from __future__ import annotations
 
 import logging
 
-from plasmate_nb.trace.origin import origin
+from plasmate_nb.errors import reduce_url
 
 #: httpx2's (and httpx's) record of a request: ``'HTTP Request: %s %s "%s %d %s"'``, the URL second.
 REQUEST_RECORD = "HTTP Request:"
@@ -27,18 +28,12 @@ LOGGERS = (
 )  # fmt: skip
 
 
-def origin_only(url: object) -> str:
-    """``<origin>/…`` of ``url`` (``…`` without a readable origin)."""
-    readable = origin(str(url))
-    return f"{readable}/…" if readable is not None else "…"
-
-
 class _OriginsOnly(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if not isinstance(record.msg, str):
             return True
         if record.msg.startswith(REQUEST_RECORD) and isinstance(record.args, tuple) and len(record.args) > 1:
-            record.args = (record.args[0], origin_only(record.args[1]), *record.args[2:])
+            record.args = (record.args[0], reduce_url(str(record.args[1])), *record.args[2:])
         elif record.msg.startswith(HEADER_RECORDS):
             record.msg, record.args = record.msg.partition(" ")[0] + " (headers not logged)", ()
         return True

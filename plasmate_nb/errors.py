@@ -28,6 +28,7 @@ from typing import Any
 
 from plasmate_nb.trace import arguments as _trace_arguments
 from plasmate_nb.trace.constants import ERROR_CLASSES
+from plasmate_nb.trace.origin import DEFAULT_PORTS, origin, scheme
 from plasmate_nb.trace.sanitize import classify_error
 
 NOT_FOUND, INVALID_INPUT, POLICY, TIMEOUT, EXECUTION, NETWORK, OPERATION = ERROR_CLASSES
@@ -192,6 +193,21 @@ def page_not_reloaded(cause: str) -> ErrorText:
 
 
 # ----- navigation --------------------------------------------------------------------------------
+
+
+def reduce_url(url: str | None) -> str:
+    """``scheme://host[:port]/…`` of ``url`` (the port unless it is the scheme's default), or
+    ``scheme:…`` without a readable host: enough to say where, nothing about what. The host is
+    read as a browser reads it (the trace's :func:`~plasmate_nb.trace.origin.origin`): a ``\\``
+    ends it like a ``/``, so no path can pass for a host."""
+    named = scheme(url) if url else None
+    if named is None:
+        return "…"
+    readable = origin(url) if named in DEFAULT_PORTS else None
+    if readable is None:
+        return f"{named}:…"
+    host, _, port = readable.rpartition(":")
+    return f"{host if int(port) == DEFAULT_PORTS[named] else readable}/…"
 
 
 def failed_to_fetch(where: str, reason: str) -> ErrorText:

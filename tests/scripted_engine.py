@@ -38,7 +38,7 @@ from urllib.parse import urljoin, urlsplit
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError, UrlPolicy
 from plasmate_nb.browser import cookies as cookie_jar
-from plasmate_nb.browser.messages import describe_js_exception, reduce_url
+from plasmate_nb.browser.messages import describe_js_exception
 from plasmate_nb.browser.policy import PolicyViolation
 from plasmate_nb.browser.session import map_evaluate_result
 from plasmate_nb.errors import (
@@ -56,6 +56,7 @@ from plasmate_nb.errors import (
     navigation_failed,
     option_not_found,
     outbound_blocked,
+    reduce_url,
 )
 from plasmate_nb.som import ACTIONS_BY_ROLE, INTERACTIVE_ROLES
 from plasmate_nb.trace import TraceLog, compact_json

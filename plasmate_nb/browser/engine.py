@@ -35,10 +35,10 @@ from plasmate_nb.browser.egress import (
 )
 from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.memory import RendererMemoryGuard
-from plasmate_nb.browser.messages import describe, reduce_url
+from plasmate_nb.browser.messages import describe
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
-from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, session_not_found
+from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, reduce_url, session_not_found
 from plasmate_nb.som import register_engine
 from plasmate_nb.trace import TraceLog
 

@@ -14,27 +14,11 @@ import re
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-from plasmate_nb.errors import DOWNLOAD_REFUSED, PAGE_CLOSED, timeout_after
-from plasmate_nb.trace.origin import DEFAULT_PORTS, origin, scheme
+from plasmate_nb.errors import DOWNLOAD_REFUSED, PAGE_CLOSED, reduce_url, timeout_after
 
 _NET_ERROR = re.compile(r"net::ERR_[A-Z0-9_]+")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*")
 _CLOSED_MARKERS = ("has been closed", "Target closed", "Browser closed", "Connection closed")
-
-
-def reduce_url(url: str | None) -> str:
-    """``scheme://host[:port]/…`` of ``url`` (the port unless it is the scheme's default), or
-    ``scheme:…`` without a readable host: enough to say where, nothing about what. The host is
-    read as a browser reads it (the trace's :func:`~plasmate_nb.trace.origin.origin`): a ``\\``
-    ends it like a ``/``, so no path can pass for a host."""
-    named = scheme(url) if url else None
-    if named is None:
-        return "…"
-    readable = origin(url) if named in DEFAULT_PORTS else None
-    if readable is None:
-        return f"{named}:…"
-    host, _, port = readable.rpartition(":")
-    return f"{host if int(port) == DEFAULT_PORTS[named] else readable}/…"
 
 
 def is_timeout(error: BaseException) -> bool:

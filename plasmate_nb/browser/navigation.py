@@ -12,7 +12,7 @@ from playwright.async_api import Error as PlaywrightError
 from plasmate_nb.browser.egress import EgressGate, gate_answer
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
-from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
+from plasmate_nb.browser.messages import describe, is_timeout
 from plasmate_nb.browser.policy import PolicyViolation, UrlPolicy
 from plasmate_nb.errors import (
     BLOCKED_PREFIX,
@@ -21,6 +21,7 @@ from plasmate_nb.errors import (
     http_error,
     navigation_failed,
     outbound_blocked,
+    reduce_url,
     scheme_not_allowed,
 )
 from plasmate_nb.som import next_frame

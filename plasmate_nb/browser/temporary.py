@@ -22,13 +22,14 @@ from playwright.async_api import Page
 from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
-from plasmate_nb.browser.messages import describe, is_timeout, reduce_url
+from plasmate_nb.browser.messages import describe, is_timeout
 from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
 from plasmate_nb.errors import (
     ErrorText,
     failed_to_fetch,
     navigation_failed,
     pipeline_error,
+    reduce_url,
     screenshot_capture_failed,
     timeout_after,
 )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plasmate_nb.browser.messages import reduce_url
+from plasmate_nb.errors import reduce_url
 from plasmate_nb.trace import origin
 
 
