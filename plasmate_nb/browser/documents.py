@@ -146,7 +146,8 @@ async def _fetch(
                         if hops > max_redirects:
                             raise DocumentError("redirects", too_many_redirects(max_redirects))
                         try:
-                            current = as_browser_reads(urljoin(current, as_browser_reads(location.strip())))
+                            # Both sides already read as a browser reads them: so is the join.
+                            current = urljoin(current, as_browser_reads(location.strip()))
                             origin_of(current)
                         except ValueError:
                             raise DocumentError(
