@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import re
@@ -794,7 +795,8 @@ def chromium_args() -> list[str]:
     ]
 
 
-def playwright_disabled_features() -> list[str]:
+@functools.cache  # a 3.6 MB driver bundle, read once: every engine start and check asks again
+def playwright_disabled_features() -> tuple[str, ...]:
     """The ``--disable-features`` list Playwright passes to Chromium, read from its driver."""
     import playwright
 
@@ -807,5 +809,5 @@ def playwright_disabled_features() -> list[str]:
         match = re.search(r"disabledFeatures\s*=\s*\[(.*?)\]", text, re.DOTALL)
         if match:
             body = re.sub(r"//[^\n]*", "", match.group(1))
-            return re.findall(r"[\"']([A-Za-z0-9_]+)[\"']", body)
-    return []
+            return tuple(re.findall(r"[\"']([A-Za-z0-9_]+)[\"']", body))
+    return ()
