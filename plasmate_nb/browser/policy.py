@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import re
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -36,8 +35,7 @@ from plasmate_nb.errors import (
     invalid_url,
     scheme_not_allowed,
 )
-
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # a URL without one is relative
+from plasmate_nb.trace.origin import scheme
 
 Resolver = Callable[[str], Awaitable[Sequence[str]]]
 """``async (host) -> [address, …]``: how the gate turns a name into addresses (injectable for tests)."""
@@ -86,7 +84,7 @@ class UrlPolicy:
 
         A URL that does not parse is refused with the reference's parser error
         (docs/contract.md#url-policy): one without a scheme is relative, not of scheme ``''``."""
-        if not _SCHEME.match(url.strip()):
+        if scheme(url) is None:  # as the URL standard reads it (trace/origin.py)
             raise PolicyViolation(invalid_url(URL_RELATIVE_WITHOUT_BASE))
         try:
             parts = urlsplit(as_browser_reads(url))
@@ -94,9 +92,9 @@ class UrlPolicy:
         except ValueError as exc:
             detail = URL_INVALID_IPV6 if "IPv6" in str(exc) else URL_INVALID_DOMAIN
             raise PolicyViolation(invalid_url(detail)) from exc
-        scheme = parts.scheme.lower()
-        if scheme not in ("http", "https"):
-            raise PolicyViolation(scheme_not_allowed(scheme))
+        named = parts.scheme.lower()
+        if named not in ("http", "https"):
+            raise PolicyViolation(scheme_not_allowed(named))
         if parts.username is not None or parts.password is not None:
             raise PolicyViolation(URL_HAS_CREDENTIALS)
         if not host:
