@@ -35,7 +35,7 @@ from ..tools.catalogue import SCROLL_DIRECTIONS, TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ..trace.compact import clean_text
 from ..trace.constants import DRIFT_EVENT_NOT_RETAINED
-from ..trace.origin import origin
+from ..trace.origin import clean, origin, userinfo_and_rest
 from ._caller_warnings import warn_caller
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
@@ -44,16 +44,7 @@ from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, p
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan, ReplayRefused, ReplayResult
-from .stateless import (
-    _C0_AND_SPACE,
-    _TAB_AND_NEWLINES,
-    Screenshot,
-    browser_split,
-    call_stateless,
-    scrubbed,
-    take_screenshot,
-    url_secrets,
-)
+from .stateless import Screenshot, call_stateless, scrubbed, take_screenshot, url_secrets
 
 if TYPE_CHECKING:
     from .dashboard import TraceDashboard
@@ -847,7 +838,7 @@ def _with_http(url: object) -> str | None:
     """
     if not isinstance(url, str) or "://" in url:
         return None
-    text = url.strip(_C0_AND_SPACE).translate(_TAB_AND_NEWLINES)  # as a browser reads a URL
+    text = clean(url)  # as a browser reads a URL
     if text.startswith(("/", "\\")):  # a path, not a host
         return None
     readable = origin("http://" + text)
@@ -860,7 +851,7 @@ def _with_http(url: object) -> str | None:
     host, _, port = readable.removeprefix("http://").rpartition(":")
     if scheme not in ("", host):
         return None
-    rest = "/…" if browser_split("http://" + text)[1].strip("/\\") else "/"
+    rest = "/…" if userinfo_and_rest("http://" + text)[1].strip("/\\") else "/"
     return f"http://{host}{'' if port == '80' else f':{port}'}{rest}"
 
 

@@ -20,12 +20,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..client.base import ToolError, Transport
-from ..trace.origin import DEFAULT_PORTS, scheme
+from ..trace.origin import DEFAULT_PORTS, scheme, userinfo_and_rest
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 REDACTED = "[redacted]"
-_C0_AND_SPACE = "".join(map(chr, range(0x21)))
-_TAB_AND_NEWLINES = dict.fromkeys(map(ord, "\t\n\r"))
 THUMBNAIL = (640, 400)  # viewport of Page.screenshot(): small enough to show inline
 
 
@@ -97,18 +95,6 @@ class Screenshot:
         return f"Screenshot({self.mime_type}, {size}{len(self.data)} bytes)"
 
 
-def browser_split(url: str) -> tuple[str, str]:
-    """``(user info, the rest)`` of ``url`` after its scheme, as a browser (and the trace's
-    ``origin()``) reads them: a ``\\`` ends the authority like a ``/``, the last ``@`` ends the
-    user info, tabs and newlines are dropped. ``the rest`` starts at the path (or ``?``/``#``)."""
-    text = url.strip(_C0_AND_SPACE).translate(_TAB_AND_NEWLINES)
-    named = scheme(text)
-    after_scheme = text[len(named) + 1 :].lstrip("/\\") if named else text
-    ends = [found for found in (after_scheme.find(c) for c in "/\\?#") if found != -1]
-    end = min(ends, default=len(after_scheme))
-    return after_scheme[:end].rpartition("@")[0], after_scheme[end:]
-
-
 def url_secrets(url: Any) -> list[str]:
     """The parts of ``url`` beyond its origin, which traces replace by a keyed fingerprint."""
     if not isinstance(url, str):
@@ -121,7 +107,7 @@ def url_secrets(url: Any) -> list[str]:
     userinfo = split.netloc.rpartition("@")[0]
     beyond = [userinfo, split.path, split.query, split.fragment]
     if scheme(url) in DEFAULT_PORTS:  # where urlsplit would take a path for the host
-        read_userinfo, read_rest = browser_split(url)
+        read_userinfo, read_rest = userinfo_and_rest(url)
         beyond += [read_userinfo, read_rest.lstrip("/\\").strip("?#")]
     if not any(p and p != "/" for p in beyond):
         return []  # an origin alone is no secret: messages name it (``http://host/…``)

@@ -51,16 +51,34 @@ def origin(url: object) -> str | None:
 
 def scheme(url: str) -> str | None:
     """The lower-cased scheme of ``url`` as the URL standard reads it, or ``None``."""
-    match = _SCHEME.match(_clean(url))
+    match = _SCHEME.match(clean(url))
     return match.group()[:-1].lower() if match else None
 
 
-def _clean(url: str) -> str:
+def clean(url: str) -> str:
+    """``url`` as the URL standard reads it first: C0 controls and spaces stripped at both ends,
+    tabs and newlines removed."""
     return url.strip(_STRIP).replace("\t", "").replace("\n", "").replace("\r", "")
 
 
+def userinfo_and_rest(url: str) -> tuple[str, str]:
+    """``(user info, the rest)`` of a special-scheme ``url``, read as :func:`origin` reads it: any
+    run of ``/`` or ``\\`` after the scheme skipped, a ``\\`` ending the authority like a ``/``, the
+    last ``@`` ending the user info. ``the rest`` starts at the path (or ``?``/``#``)."""
+    text = clean(url)
+    match = _SCHEME.match(text)
+    authority, rest = _authority(text[match.end() :].lstrip("/\\") if match else text)
+    return authority.rpartition("@")[0], rest
+
+
+def _authority(after_scheme: str) -> tuple[str, str]:
+    """``(authority, the rest)``: the authority ends at the first ``/``, ``\\``, ``?`` or ``#``."""
+    end = min((found for found in map(after_scheme.find, "/\\?#") if found != -1), default=len(after_scheme))
+    return after_scheme[:end], after_scheme[end:]
+
+
 def _origin(url: str, *, allow_blob: bool) -> str | None:
-    text = _clean(url)
+    text = clean(url)
     match = _SCHEME.match(text)
     if match is None:
         return None
@@ -74,13 +92,7 @@ def _origin(url: str, *, allow_blob: bool) -> str | None:
     default_port = DEFAULT_PORTS.get(scheme)
     if default_port is None:
         return None
-    rest = rest.lstrip("/\\")
-    end = len(rest)
-    for delimiter in "/\\?#":
-        found = rest.find(delimiter)
-        if found != -1 and found < end:
-            end = found
-    authority = rest[:end]
+    authority = _authority(rest.lstrip("/\\"))[0]
     had_userinfo = "@" in authority
     hostport = authority.rpartition("@")[2]
     if had_userinfo and not hostport:
