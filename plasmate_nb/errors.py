@@ -427,6 +427,7 @@ _SENTINEL = "\x00"
 OPTION_NOT_FOUND_WORDS = _words_before(option_not_found(0), "value of")
 UNSUPPORTED_SCHEME_WORDS = _words_before(scheme_not_allowed(_SENTINEL), _SENTINEL)
 RELATIVE_URL_WORDS = str(invalid_url(URL_RELATIVE_WITHOUT_BASE))
+HTTP_ONLY_HINT = "only http:// and https:// URLs can be opened"  # for another scheme, or none
 FAILED_TO_FETCH_WORDS = _words_before(failed_to_fetch(_SENTINEL, ""), _SENTINEL)
 
 #: A failed open_page leaves no page (and no session): nothing is "unchanged" there.
@@ -455,8 +456,8 @@ _TOOL_ERROR_HINTS = (
     (NOT_A_SELECT, "select_option needs an element whose role is 'select' (see page.elements)"),
     (NOT_TOGGLEABLE, "toggle needs a checkbox, radio button or details element (see page.elements)"),
     (OPTION_NOT_FOUND_WORDS, "give an option's visible text or value, as the select lists them in page.elements"),
-    (UNSUPPORTED_SCHEME_WORDS, "only http:// and https:// URLs can be opened"),
-    (RELATIVE_URL_WORDS, "only http:// and https:// URLs can be opened"),
+    (UNSUPPORTED_SCHEME_WORDS, HTTP_ONLY_HINT),
+    (RELATIVE_URL_WORDS, HTTP_ONLY_HINT),
     (URL_HAS_CREDENTIALS, "send credentials in a form or a cookie (s.set_cookies), never in the URL"),
     (BLOCKED_PREFIX, "nothing was sent: the URL policy refused it, for the reason the message gives"),
     (_words_before(session_not_found(_SENTINEL), _SENTINEL),

@@ -76,7 +76,7 @@ def _run(coroutine: Coroutine[Any, Any, Any]) -> Any:
         result = run_sync(coroutine, context)
     except HintedError as error:
         failure = error
-    except BaseException:  # interrupted: what the call had warned is still said
+    except BaseException:  # interrupted (or our own bug): what the call had warned is still said
         with contextlib.suppress(Warning):
             warn_collected(collected)
         raise
