@@ -7,6 +7,8 @@ so is everything *inside* an array's items (``set_cookies`` takes the items that
 the rest, docs/contract.md#answers). The four closed trace tools are parsed by
 ``plasmate_nb.trace``'s request parsers, with the reference's own unknown-field and
 handle-length messages.
+Integers also keep the reference's widths where JSON Schema's ``integer`` says none
+(``INTEGER_WIDTHS``: ``scroll.pixels`` is an ``i32``, ``fetch_page.budget`` a ``usize``).
 Messages name fields, never echo values: a mistyped secret must not come back in an error.
 Their texts are :mod:`plasmate_nb.errors`'s, shared with the trace tools' parsers.
 
@@ -22,12 +24,16 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from plasmate_nb.errors import invalid_field_type, invalid_type, missing_field
+from plasmate_nb.errors import invalid_field_type, invalid_type, invalid_value, missing_field
 from plasmate_nb.tools.catalogue import TOOLS_BY_NAME, ToolSpec
+from plasmate_nb.tools.stateless_arguments import USIZE_MAX
 from plasmate_nb.trace import InvalidArguments
 from plasmate_nb.trace.arguments import json_kind
 
 _ENFORCED = frozenset({"type", "required", "items"})
+# The serde integer types of the reference's argument structs, where a range is refused.
+INTEGER_RANGES = {"i32": (-(2**31), 2**31 - 1), "usize": (0, USIZE_MAX)}
+INTEGER_WIDTHS: dict[str, dict[str, str]] = {"scroll": {"pixels": "i32"}, "fetch_page": {"budget": "usize"}}
 _JSON_TYPE_NAMES = {
     "string": "a string",
     "integer": "an integer",
@@ -48,7 +54,7 @@ def check_arguments(spec: ToolSpec, arguments: Any) -> dict[str, Any]:
     try:
         _fast_check(spec.name)(checked)
         if _no_tuples(checked):  # fastjsonschema takes a tuple for an array, jsonschema does not
-            return checked
+            return _in_range(spec.name, checked)
     except JsonSchemaValueException:
         pass
     errors = [
@@ -56,8 +62,26 @@ def check_arguments(spec: ToolSpec, arguments: Any) -> dict[str, Any]:
         if e.validator in _ENFORCED and not any(isinstance(part, int) for part in e.absolute_path)
     ]  # fmt: skip
     if not errors:  # where the two differ at the edges (a Fraction as a number), jsonschema's verdict stands
-        return checked
+        return _in_range(spec.name, checked)
     raise InvalidArguments(_describe(min(errors, key=_error_rank)))
+
+
+def _in_range(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments``, once each integer with a width fits it, as an ``int`` (the type check has
+    passed, and JSON Schema counts ``5.0`` as an integer)."""
+    widths = INTEGER_WIDTHS.get(tool, {})
+    if not any(arguments.get(name) is not None for name in widths):
+        return arguments
+    arguments = dict(arguments)
+    for name, width in widths.items():
+        value = arguments.get(name)
+        if value is None:
+            continue
+        low, high = INTEGER_RANGES[width]
+        if not low <= value <= high:
+            raise InvalidArguments(invalid_value("integer", f"{width} for `{name}`"))
+        arguments[name] = int(value)
+    return arguments
 
 
 def _without_null_options(spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -14,13 +14,11 @@ from typing import Any
 
 from plasmate_nb.browser import Engine
 from plasmate_nb.browser.temporary import temporary_page
-from plasmate_nb.errors import invalid_value
 from plasmate_nb.tools.arguments import check_arguments
 from plasmate_nb.tools.catalogue import TOOLS_BY_NAME
 from plasmate_nb.tools.som_cache import CacheEntry, SomCache, cache_key, content_hash, selector_key
 from plasmate_nb.tools.som_selector import budget_payload, select_som
-from plasmate_nb.tools.stateless_arguments import EXTRACT_LINKS, EXTRACT_TEXT, USIZE_MAX
-from plasmate_nb.trace import InvalidArguments
+from plasmate_nb.tools.stateless_arguments import EXTRACT_LINKS, EXTRACT_TEXT
 from plasmate_nb.trace.compact import compact_json, utf8_len
 
 WEBMCP_EMPTY_JSON = compact_json({"contract_version": "plasmate.webmcp.v1", "tools": []})
@@ -82,23 +80,11 @@ async def page_som(
 
 async def fetch_page(engine: Engine, cache: SomCache, arguments: Any) -> Any:
     arguments = check_arguments(TOOLS_BY_NAME["fetch_page"], arguments)
-    budget = _token_budget(arguments.get("budget"))
+    budget = arguments.get("budget")
     javascript = arguments.get("javascript", True)
     som = await page_som(engine, cache, arguments["url"], arguments.get("selector"), javascript=javascript)
     return budget_payload(som, budget)
 
-
-def _token_budget(budget: Any) -> int | None:
-    """``fetch_page``'s ``budget`` as a token count, checked before any request.
-
-    The schema checker has seen to its type (JSON Schema counts ``5.0`` as an integer); the range
-    is the reference's ``Option<usize>``, whose serde message this follows, naming the field.
-    """
-    if budget is None:
-        return None
-    if not 0 <= budget <= USIZE_MAX:
-        raise InvalidArguments(invalid_value("integer", "usize for `budget`"))
-    return int(budget)
 
 
 async def extract_text(engine: Engine, cache: SomCache, arguments: Any) -> str:

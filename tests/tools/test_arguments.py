@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from plasmate_nb.tools.arguments import check_arguments
+from plasmate_nb.tools.arguments import INTEGER_RANGES, INTEGER_WIDTHS, check_arguments
 from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME
 from plasmate_nb.trace import InvalidArguments
 
@@ -21,6 +21,7 @@ JSON = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
+    | st.sampled_from([2**31 - 1, 2**31, -(2**31), -(2**31) - 1, 2**64 - 1, 2**64, 5.0])
     | st.floats(allow_nan=False)
     | st.sampled_from([1.0, 0.0])
     | st.text(max_size=4),
@@ -46,9 +47,20 @@ def values_for(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     return st.one_of(objects, objects, JSON)
 
 
+def verdict(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
+    """What the check decides: jsonschema alone on types and required fields, never inside items
+    (a top-level ``null`` of an optional property without a default counts as absent), then the
+    reference's integer widths."""
+    if not jsonschema_verdict(schema, arguments):
+        return False
+    for name, width in INTEGER_WIDTHS.get(tool, {}).items():
+        low, high = INTEGER_RANGES[width]
+        if arguments.get(name) is not None and not low <= arguments[name] <= high:
+            return False
+    return True
+
+
 def jsonschema_verdict(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
-    """What the check decided when jsonschema alone ran it: types, required, never inside items;
-    a top-level ``null`` of an optional property without a default counts as absent."""
     required = set(schema.get("required", ()))
     optional = {
         name
@@ -72,7 +84,7 @@ def test_the_fast_check_gives_jsonschemas_verdict_for_every_tool(data):
         accepted = True
     except InvalidArguments:
         accepted = False
-    assert accepted == jsonschema_verdict(tool.input_schema, arguments)
+    assert accepted == verdict(tool.name, tool.input_schema, arguments)
 
 
 def test_a_tuple_is_not_an_array():
@@ -87,6 +99,28 @@ def test_descriptive_keywords_stay_descriptive():
     scroll, cookies = TOOLS_BY_NAME["scroll"], TOOLS_BY_NAME["set_cookies"]
     assert check_arguments(scroll, {"session_id": "s", "direction": "sideways"})
     assert check_arguments(cookies, {"session_id": "s", "cookies": [{"name": 1}, "not an object"]})
+
+
+@pytest.mark.parametrize(
+    ("tool", "name", "width", "fits", "refused"),
+    [
+        ("scroll", "pixels", "i32", [-(2**31), 0, 2**31 - 1], [-(2**31) - 1, 2**31, 2**63]),
+        ("fetch_page", "budget", "usize", [0, 2**64 - 1], [-1, 2**64]),
+    ],
+)
+def test_integers_keep_the_references_widths(tool, name, width, fits, refused):
+    """serde refuses an integer its field's type cannot hold; the message names the field and
+    the type, never the value. A whole float (an integer to JSON Schema) arrives as an int."""
+    spec = TOOLS_BY_NAME[tool]
+    base = {"session_id": "s", "url": "http://example.test/"}
+    for value in fits:
+        assert check_arguments(spec, {**base, name: value})[name] == value
+    checked = check_arguments(spec, {**base, name: 5.0})[name]
+    assert checked == 5 and type(checked) is int
+    for value in refused:
+        with pytest.raises(InvalidArguments) as error:
+            check_arguments(spec, {**base, name: value})
+        assert str(error.value) == f"Invalid arguments: invalid value: integer, expected {width} for `{name}`"
 
 
 def test_arguments_that_fit_never_load_jsonschema():

@@ -78,6 +78,10 @@ async def test_calls_on_unknown_sessions_leave_every_trace_alone(call: Caller, d
     assert await call.error("click", {"session_id": "nope", "element_id": "x"}) == "Session not found: nope"
     assert await call.error("trace_status", {"session_id": "nope"}) == "Session not found: nope"
     assert await call.error("navigate_to", {"session_id": 7, "url": "x"}) != ""
+    # Arguments are parsed before the session is looked up, widths included (scroll.pixels: i32).
+    assert await call.error("scroll", {"session_id": "nope", "pixels": 2**31}) == (
+        "Invalid arguments: invalid value: integer, expected i32 for `pixels`"
+    )
     assert await call.export(sid) == before
     await call.ok("close_page", session_id=sid)
 
