@@ -86,7 +86,6 @@ async def fetch_page(engine: Engine, cache: SomCache, arguments: Any) -> Any:
     return budget_payload(som, budget)
 
 
-
 async def extract_text(engine: Engine, cache: SomCache, arguments: Any) -> str:
     parsed = EXTRACT_TEXT.parse(arguments)
     som = await page_som(engine, cache, parsed["url"], parsed["selector"])
