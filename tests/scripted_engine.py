@@ -38,9 +38,9 @@ from urllib.parse import urljoin, urlsplit
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineConfig, EngineError, UrlPolicy
 from plasmate_nb.browser import cookies as cookie_jar
+from plasmate_nb.browser.evaluate_result import map_evaluate_result
 from plasmate_nb.browser.messages import describe_js_exception
 from plasmate_nb.browser.policy import PolicyViolation
-from plasmate_nb.browser.session import map_evaluate_result
 from plasmate_nb.errors import (
     NO_PAGE_LOADED,
     NOT_A_SELECT,

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -39,6 +37,7 @@ from plasmate_nb.browser.config import EngineConfig
 from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.egress import EgressGate
 from plasmate_nb.browser.errors import ActionError
+from plasmate_nb.browser.evaluate_result import evaluate_answer_text, map_evaluate_result
 from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
 from plasmate_nb.browser.messages import (
     compile_error_detail,
@@ -142,34 +141,6 @@ def _catching(script: str) -> str:
         "catch (_) { n = null; m = null; } "
         "return {thrown: t, name: n, message: m}; } })()"
     )
-
-
-def map_evaluate_result(value: Any) -> Any:
-    """String mapping (docs/contract.md#answers): "undefined"/"" → None, JSON text → its value.
-
-    Numbers JSON cannot hold come back as the reference's worker sees them, ``String(value)``:
-    NaN and the infinities stay the strings ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` (also when
-    the page returns those strings: they are no JSON), and ``-0`` is ``0``. Python's JSON would
-    otherwise write bare ``NaN`` into the answer, which no JSON parser takes."""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return _JS_NON_FINITE[str(value)]
-        return 0 if value == 0 else value
-    if not isinstance(value, str):
-        return value
-    if value in ("undefined", ""):
-        return None
-    try:
-        return json.loads(value, parse_constant=_not_json)
-    except ValueError:
-        return value
-
-
-_JS_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
-
-
-def _not_json(constant: str) -> Any:
-    raise ValueError(f"{constant} is not JSON")
 
 
 class BrowserSession:
@@ -406,15 +377,7 @@ class BrowserSession:
         )  # the wrapper turns every object into JSON text: a dict is the refusal
         value = None if refused else map_evaluate_result(result[0])
         # Measured as sent: JSON, UTF-8, a lone surrogate as its \uXXXX escape (server/app.py).
-        if (
-            refused
-            or len(
-                json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode(
-                    "utf-8", "backslashreplace"
-                )
-            )
-            > limit
-        ):
+        if refused or len(evaluate_answer_text(value).encode("utf-8", "backslashreplace")) > limit:
             raise ActionError(evaluate_result_too_large(limit))
         return value
 

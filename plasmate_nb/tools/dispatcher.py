@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plasmate_nb.browser import ActionError, BrowserSession, Engine, EngineError
+from plasmate_nb.browser.evaluate_result import evaluate_answer_text
 from plasmate_nb.errors import (
     NO_PAGE_LOADED,
     REPLAY_EXECUTION_DISABLED,
@@ -401,7 +402,7 @@ class Dispatcher:
 
     async def _evaluate(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("evaluate", arguments, session)
-        return {"result": await session.evaluate(arguments["expression"])}
+        return ToolResult(evaluate_answer_text({"result": await session.evaluate(arguments["expression"])}))
 
     async def _close_page(self, arguments: Any, session: BrowserSession | None) -> Any:
         arguments, session = self._session("close_page", arguments, session)

@@ -2,6 +2,8 @@
 
 ``compact_json`` matches serde_json's compact output: no whitespace and non-ASCII
 characters written as raw UTF-8 (not ``\\u`` escapes). Sizes are the UTF-8 length of it.
+Floats differ only where Python writes an exponent, which only a page's own values reach
+(``evaluate``): ``serde_floats`` lays those out as serde_json does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,29 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def compact_json(obj: Any) -> str:
     """``json.dumps(obj, separators=(",", ":"), ensure_ascii=False)``."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+# serde_json writes a float with the same shortest digits as Python's repr, laid out differently
+# where Python uses an exponent: "1e21" for "1e+21", "1.5e-7" for "1.5e-07", and "0.00001" for
+# "1e-05" (fixed notation down to 1e-5). Python's fixed notation is serde_json's too.
+_MAY_HAVE_EXPONENT = re.compile(r"\de[+-]\d")
+_STRING_OR_EXPONENT_NUMBER = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|(-?)(\d)(?:\.(\d+))?e([+-]\d+)')
+
+
+def serde_floats(text: str) -> str:
+    """JSON ``text`` as ``json.dumps`` writes it, with each float in serde_json's layout."""
+    if _MAY_HAVE_EXPONENT.search(text) is None:
+        return text
+    return _STRING_OR_EXPONENT_NUMBER.sub(_serde_float, text)
+
+
+def _serde_float(match: re.Match[str]) -> str:
+    sign, first, rest, exponent = match.groups()
+    if first is None:  # a string: left as it is
+        return match.group()
+    if exponent == "-05":
+        return f"{sign}0.0000{first}{rest or ''}"
+    return f"{sign}{first}{'.' + rest if rest else ''}e{int(exponent)}"
 
 
 def utf8_len(text: str) -> int:

@@ -41,29 +41,48 @@ def _strict_json(text: str) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("expression", "result"),
+    ("expression", "result", "written"),
     [
-        ("NaN", "NaN"),
-        ("1/0", "Infinity"),
-        ("-1/0", "-Infinity"),
-        ("'NaN'", "NaN"),  # a string the reference's JSON parser does not take stays a string
-        ("'Infinity'", "Infinity"),
-        ("'-Infinity'", "-Infinity"),
-        ("-0", 0),
-        ("1.5", 1.5),
+        ("NaN", "NaN", '"NaN"'),
+        ("1/0", "Infinity", '"Infinity"'),
+        ("-1/0", "-Infinity", '"-Infinity"'),
+        ("'NaN'", "NaN", '"NaN"'),  # a string the reference's JSON parser does not take stays a string
+        ("'Infinity'", "Infinity", '"Infinity"'),
+        ("'-Infinity'", "-Infinity", '"-Infinity"'),
+        ("-0", 0, "0"),  # String(-0) is "0"
+        ("1.5", 1.5, "1.5"),
+        # serde_json's float layout, not Python's ("1e+21", "1.5e-07", "1e-05")
+        ("1e21", 1e21, "1e21"),
+        ("1.5e-7", 1.5e-7, "1.5e-7"),
+        ("0.00001", 1e-5, "0.00001"),
+        ("[1e21, 2.5e-6, '1e+21']", [1e21, 2.5e-6, "1e+21"], '[1e21,2.5e-6,"1e+21"]'),
+        # an integer is one while 64 bits hold it, then a float; String(2**60) writes short digits
+        ("2**60", 1152921504606847000, "1152921504606847000"),
+        ("1e20", 1e20, "1e20"),
+        ("'18446744073709551615'", 2**64 - 1, "18446744073709551615"),
+        ("'18446744073709551616'", 2.0**64, "1.8446744073709552e19"),
+        ("'-9223372036854775809'", -(2.0**63), "-9.223372036854776e18"),
+        ("2n**64n", 2.0**64, "1.8446744073709552e19"),
+        # a number no float holds: serde_json refuses the text, which stays a string (it came
+        # back as a bare Infinity, which no JSON parser takes)
+        ("'1e400'", "1e400", '"1e400"'),
+        ("'[1, -1e400]'", "[1, -1e400]", '"[1, -1e400]"'),
+        ("'1' + '0'.repeat(400)", "1" + "0" * 400, '"1' + "0" * 400 + '"'),
     ],
 )
-async def test_evaluate_answers_strict_json_for_numbers_json_cannot_hold(
-    dispatcher: Dispatcher, session_id: str, expression: str, result: Any
+async def test_evaluate_answers_numbers_as_the_references_json_reader_and_writer_do(
+    dispatcher: Dispatcher, session_id: str, expression: str, result: Any, written: str
 ) -> None:
-    """The reference's worker hands back ``String(value)``; NaN and the infinities are no JSON, so
-    they stay strings, and ``-0`` reads as ``0``. The text and the structured copy are JSON."""
+    """The reference's worker hands back ``String(value)`` and serde_json reads it back: NaN and
+    the infinities are no JSON, so they stay strings; integers are integers while 64 bits hold
+    them; a number out of any float's range leaves the text a string. The answer text writes
+    floats as serde_json does, and both it and the structured copy are strict JSON."""
     async with Client(build_server(dispatcher)) as client:
         answer = await client.call_tool("evaluate", {"session_id": session_id, "expression": expression})
     assert not answer.is_error, answer
     text = answer.content[0].text
+    assert text == '{"result":' + written + "}"
     assert _strict_json(text) == {"result": result}
-    assert text == json.dumps({"result": result}, separators=(",", ":"))  # -0 is 0, not -0.0
     assert answer.structured_content is not None
     assert answer.structured_content["contentType"] == "application/json"
     assert answer.structured_content["result"] == {"result": result}
