@@ -582,6 +582,10 @@ RENDERER_MEMORY_SETTING_HINT = (
 NOT_AN_EXPORT = "not a plasmate.trace.v1 export"
 
 
+#: Why a named pipe, a socket or a device under an export's name is not read (it may never end).
+NOT_A_REGULAR_FILE = "not a regular file: a pipe, socket or device"
+
+
 def cannot_read_file(reason: str, file: str | None = None) -> str:
     """``reason`` is the system's (``No such file or directory``); ``file`` is the shown label."""
     return f"cannot read the file {file} ({reason})" if file else f"cannot read the file ({reason})"

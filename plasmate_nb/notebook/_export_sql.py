@@ -37,6 +37,7 @@ from plasmate_nb.trace.constants import (
 )
 
 from ._export_fields import COUNTERS
+from ._export_files import read_export_bytes
 
 if TYPE_CHECKING:
     import duckdb
@@ -223,7 +224,7 @@ def _read(batch: Sequence[tuple[int, Path]]) -> tuple[Any, list[int], list[tuple
     problems: list[tuple[int, str]] = []
     for index, path in batch:
         try:
-            data = path.read_bytes()
+            data = read_export_bytes(path)
         except OSError as exc:
             problems.append((index, errors.cannot_read_file(exc.strerror or type(exc).__name__)))
             continue

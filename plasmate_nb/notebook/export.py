@@ -22,6 +22,7 @@ from ..trace.compact import file_label, utf8_len
 from ..trace.constants import SCHEMA
 from ..trace.json_text import strict_loads
 from ._export_fields import COUNTERS
+from ._export_files import read_export_bytes
 from ._html import box, cell, counted, gauge, table
 
 # pandas (and the table helpers built on it) load inside the methods that build tables:
@@ -559,7 +560,7 @@ def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
         path = Path(source)
         label = file_label(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_export_bytes(path).decode("utf-8")
         except OSError as exc:
             raise TraceFormatError._unreadable(exc, label) from None
         except UnicodeDecodeError as exc:
@@ -729,8 +730,8 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """The event columns, after the checks a table's reader relies on: every key one the schema
     names for its place (a parameter's, for some action), known actions, outcomes and error
     classes (an error with one, a success without), durations that are whole, non-negative
-    counts a table holds, origins of the contract's form, roles that are words. Anything else
-    raises: the full schema says where."""
+    counts a table holds, sequences that are counts, origins of the contract's form, roles that
+    are words. Anything else raises: the full schema says where."""
     from ._tables import event_columns
 
     columns = event_columns(events)
@@ -752,6 +753,8 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
         raise ValueError("an error class that does not match the outcome")
     if not all(_is_count(d) for d in columns["duration_ms"]):
         raise ValueError("a duration that is not a count of milliseconds a table holds")
+    if not all(_is_count(sequence) for sequence in columns["sequence"]):  # compared with the counters next
+        raise ValueError("a sequence that is not a count")
     origins = {*columns["before_origin"], *columns["after_origin"]} - {None}
     # Matched as the schema's validator matches a pattern (a search, anchored by the pattern).
     if not all(type(o) is str and _ORIGIN.match(o) for o in origins):
