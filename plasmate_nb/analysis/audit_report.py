@@ -10,7 +10,7 @@ kind, place and length only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import pandas as pd
 from plasmate_nb import errors
 from plasmate_nb.analysis import audit_checks as checks
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
+from plasmate_nb.notebook._export_files import read_export_bytes
 from plasmate_nb.notebook._html import box, cell, counted, table
 from plasmate_nb.notebook._tables import ReadableFrame
 from plasmate_nb.notebook.export import is_json_text
@@ -40,6 +41,8 @@ FINDING_COLUMNS: dict[str, Any] = {
     "why": pd.StringDtype(),
 }
 _FILE_PATTERNS = ("*.json", "*.jsonl")
+#: ``audit(progress=None)`` shows its progress bar once it has run this long (a small audit shows none).
+PROGRESS_AFTER_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -133,29 +136,38 @@ class AuditReport:
         return box("plasmate.trace.v1 audit", head + table(shown, rows, names=("source",)) + tail)
 
 
-def audit(*sources: Any) -> AuditReport:
+def audit(*sources: Any, progress: bool | None = None) -> AuditReport:
     """Audit exports against the contract: a dict, a ``TraceExport``, JSON text, files or folders.
 
     Folders are searched recursively for ``*.json`` (one document, or a JSON array of them) and
     ``*.jsonl`` (one per line). A ``close_page`` answer is audited through its ``final_trace``. An
     input that cannot be read or is not an export is reported under the rule ``unreadable``.
+    A progress bar counts the files read (``progress=None`` shows it once the audit has run
+    for ``PROGRESS_AFTER_S`` seconds).
 
     >>> report = pnb.audit("traces/")          # or pnb.audit(s.trace.export(), "more.json")
     >>> report.ok
     >>> report.findings[["source", "sequence", "rule", "message"]]
     """
+    from tqdm import tqdm
+
     rows: list[dict[str, Any]] = []
     documents = unreadable = 0
-    for item in _documents(sources):
-        if isinstance(item, _Unreadable):
-            unreadable += 1
-            rows.append(_row(item.source, None, ("unreadable", "$", None, item.reason)))
-            continue
-        documents += 1
-        payload = item.payload
-        trace_id = payload.get("trace_id") if isinstance(payload, dict) else None
-        shown_id = trace_id if isinstance(trace_id, str) and checks.UUID4.fullmatch(trace_id) else None
-        rows.extend(_row(item.source, shown_id, issue) for issue in _issues(item))
+    inputs = list(_inputs(sources))
+    files = sum(isinstance(item, Path) for item in inputs)
+    bar = tqdm(total=files, desc="audit", unit="file", disable=progress is False or not files,
+               delay=PROGRESS_AFTER_S if progress is None else 0)  # fmt: skip
+    with bar:
+        for item in _read(inputs, bar.update):
+            if isinstance(item, _Unreadable):
+                unreadable += 1
+                rows.append(_row(item.source, None, ("unreadable", "$", None, item.reason)))
+                continue
+            documents += 1
+            payload = item.payload
+            trace_id = payload.get("trace_id") if isinstance(payload, dict) else None
+            shown_id = trace_id if isinstance(trace_id, str) and checks.UUID4.fullmatch(trace_id) else None
+            rows.extend(_row(item.source, shown_id, issue) for issue in _issues(item))
     frame = pd.DataFrame(
         {name: pd.array([row[name] for row in rows], dtype=dtype) for name, dtype in FINDING_COLUMNS.items()}
     )
@@ -209,13 +221,25 @@ def _issues(document: _Document) -> list[checks.Issue]:
 # -- reading inputs ------------------------------------------------------------------------------
 
 
-def _documents(sources: tuple[Any, ...]) -> Iterator[_Document | _Unreadable]:
+def _inputs(sources: tuple[Any, ...]) -> Iterator[_Document | _Unreadable | Path]:
+    """What there is to audit: documents given in memory, and the files to read (folders listed)."""
     for index, source in enumerate(sources):
         label = f"input[{index}]" if len(sources) > 1 else "input"
         yield from _expand(source, label)
 
 
-def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable]:
+def _read(
+    inputs: list[_Document | _Unreadable | Path], done: Callable[[int], object]
+) -> Iterator[_Document | _Unreadable]:
+    for item in inputs:
+        if isinstance(item, Path):
+            yield from _file(item)
+            done(1)
+        else:
+            yield item
+
+
+def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable | Path]:
     payload = getattr(source, "payload", None)
     if isinstance(payload, dict):  # a TraceExport or FinalTraceOmitted
         yield from _recognise(payload, label)
@@ -232,20 +256,22 @@ def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable]:
         yield _Unreadable(label, f"a {type(source).__name__} is neither an export, JSON text nor a path")
 
 
-def _path(path: Path) -> Iterator[_Document | _Unreadable]:
-    label = file_label(path)
-    if path.is_dir():
-        # A link to nothing is listed too: reading it says it is unreadable (skipped, it went uncounted).
-        files = sorted(
-            {f for pattern in _FILE_PATTERNS for f in path.rglob(pattern) if f.is_file() or not f.exists()}
-        )
-        if not files:
-            yield _Unreadable(label, "the folder holds no *.json or *.jsonl file")
-        for file in files:
-            yield from _path(file)
+def _path(path: Path) -> Iterator[_Unreadable | Path]:
+    if not path.is_dir():
+        yield path
         return
+    # Whatever is not a folder is listed (a link to nothing, a pipe): reading it says why it is
+    # unreadable, as fleet says it (skipped, it went uncounted).
+    files = sorted({f for pattern in _FILE_PATTERNS for f in path.rglob(pattern) if not f.is_dir()})
+    if not files:
+        yield _Unreadable(file_label(path), "the folder holds no *.json or *.jsonl file")
+    yield from files
+
+
+def _file(path: Path) -> Iterator[_Document | _Unreadable]:
+    label = file_label(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_export_bytes(path).decode("utf-8")
     except OSError as exc:  # load_trace's words, as fleet.problems and load_trace say it
         yield _Unreadable(label, errors.cannot_read_file(exc.strerror or type(exc).__name__))
         return
