@@ -1,16 +1,19 @@
 """``plasmate-nb audit PATH… [--json]``: the audit for shells and CI, with exit codes a script can test.
 
-Exit status: 0 every export is clean, 1 findings, 2 an input could not be read (or held no export).
+Exit status: 0 every export is clean, 1 findings, 2 an input could not be read (or held no export),
+130 interrupted. A reader that stops early (``| head``) cuts the report, not the verdict.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
-from plasmate_nb.analysis.audit_report import audit
+from plasmate_nb.analysis.audit_report import AuditReport, audit
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -18,14 +21,27 @@ def run_audit(args: argparse.Namespace) -> int:
 
     >>> run_audit(argparse.Namespace(paths=["traces/"], json=False))
     """
-    report = audit(*args.paths)
-    if args.json:
+    try:
+        report = audit(*args.paths)
+    except KeyboardInterrupt:
+        print("audit interrupted: nothing was reported", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    try:
+        _print(report, as_json=args.json)
+        sys.stdout.flush()  # a closed pipe is met here, inside the guard, not at exit
+    except BrokenPipeError:
+        # The reader has what it wanted. Output still buffered would fail again at exit: it goes nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if report.unreadable or report.documents == 0:
+        return EXIT_UNREADABLE
+    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
+
+
+def _print(report: AuditReport, *, as_json: bool) -> None:
+    if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
     else:
         for row in report.to_dict()["findings"]:
             where = row["source"] if row["sequence"] is None else f"{row['source']} seq {row['sequence']}"
             print(f"{where}: [{row['rule']}] {row['path']} {row['message']}")
         print(report.summary())
-    if report.unreadable or report.documents == 0:
-        return EXIT_UNREADABLE
-    return EXIT_CLEAN if report.ok else EXIT_FINDINGS
