@@ -596,6 +596,12 @@ def not_utf8(byte: int) -> str:
     return f"not UTF-8 text (byte {byte})"
 
 
+def not_one_export_source(kind: str) -> str:
+    """``load_trace`` was given something that is none of the things it reads (``kind`` is its type)."""
+    hint = " (for several exports, use pnb.load_traces)" if kind in ("list", "tuple", "set") else ""
+    return f"load_trace reads one export: a file path, JSON text or a dict, not `{kind}`{hint}"
+
+
 def not_valid_json(reason: object) -> str:
     """``reason`` is the strict reader's (:mod:`plasmate_nb.trace.json_text`): it quotes no value."""
     return f"not valid JSON ({reason})"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
@@ -553,6 +554,8 @@ def is_json_text(source: object) -> TypeGuard[str]:
 def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
     if isinstance(source, dict):
         return source, None
+    if not isinstance(source, str | os.PathLike):
+        raise TypeError(errors.not_one_export_source(type(source).__name__))
     if is_json_text(source):
         label = _JSON_TEXT
         text = source

@@ -92,22 +92,24 @@ def clean_text(text: str) -> str:
     return text if is_text(text) else _SURROGATE.sub("\ufffd", text)
 
 
-# What a table, an HTML page or a terminal cannot take as it is: control characters, and the lone
-# surrogates that stand for the bytes of a file name that is not UTF-8 (os.fsdecode).
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# What a table, an HTML page or a terminal cannot take as it is: control characters, the
+# bidirectional controls (a name holding U+202E reads backwards, and so does the line after it),
+# and the lone surrogates that stand for the bytes of a file name that is not UTF-8 (os.fsdecode).
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _shown(match: re.Match[str]) -> str:
     code = ord(match.group())
     if code < 0x80 or 0xDC80 <= code <= 0xDCFF:  # a C0 control or DEL; a byte of a non-UTF-8 name
         return f"\\x{code & 0xFF:02x}"
-    return f"\\u{code:04x}"  # a C1 control, another lone surrogate
+    return f"\\u{code:04x}"  # a C1 or bidirectional control, another lone surrogate
 
 
 def file_label(path: object) -> str:
     """A file's path as tables, messages and a terminal show it: a byte of a name that is not
-    UTF-8 and a control character (a name can hold a terminal escape sequence) as escapes, so
-    different names keep different labels. A label with an escape is a display form, not the path."""
+    UTF-8 and a control character (a name can hold a terminal escape sequence, or turn the line
+    around) as escapes, so different names keep different labels. A label with an escape is a
+    display form, not the path."""
     return _UNSHOWN.sub(_shown, str(path))
 
 

@@ -1,5 +1,6 @@
 """File names the readers show: any name a folder can hold, shown as text a table, an HTML page
-and a terminal can take (a name that is not UTF-8, a name holding a terminal escape sequence)."""
+and a terminal can take (a name that is not UTF-8, a name holding a terminal escape sequence or
+a bidirectional control)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ def test_the_label_of_a_name_is_text_with_its_controls_escaped() -> None:
         "x\x05.json",
     ]
     assert len({file_label(name) for name in names}) == len(names)  # different names, different labels
+
+
+def test_a_name_cannot_turn_the_line_around() -> None:
+    """U+202E makes a terminal show the rest of the line backwards ("evil\u202enosj.exe" reads as
+    "evilexe.json"); every bidirectional control is shown as its escape."""
+    controls = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    shown = file_label("run" + controls + ".json")
+    assert shown == "run" + "".join(f"\\u{ord(c):04x}" for c in controls) + ".json"
+    assert file_label("مسار/αβγ.json") == "مسار/αβγ.json"  # right-to-left text itself is kept
 
 
 def test_a_file_that_is_not_an_export_under_such_a_name_is_a_named_problem(tmp_path: Path) -> None:

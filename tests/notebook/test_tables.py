@@ -153,6 +153,18 @@ def test_load_trace_rejects_non_json_and_missing_files(tmp_path: Path) -> None:
         nb.load_trace("[1, 2]")
 
 
+def test_load_trace_says_what_it_reads_when_given_something_else() -> None:
+    """A list of paths (or anything else) used to fail inside pathlib: "expected str, bytes or
+    os.PathLike object, not list"."""
+    with pytest.raises(
+        TypeError,
+        match=r"^load_trace reads one export: .* not `list` \(for several exports, use pnb.load_traces\)$",
+    ):
+        nb.load_trace(["a.json", "b.json"])
+    with pytest.raises(TypeError, match=r"not `int`$"):
+        nb.load_trace(5)
+
+
 @pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
 def test_load_trace_names_an_unknown_key_by_its_size_only(export) -> None:
     document = copy.deepcopy(export.payload)
