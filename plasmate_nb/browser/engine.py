@@ -70,6 +70,7 @@ class Engine:
         self._opening = 0  # slots reserved by opens still creating their context
         self._start_lock = asyncio.Lock()
         self._reaper: asyncio.Task[None] | None = None
+        self._noted: set[str] = set()  # notes to the operator already printed (not again per reconnect)
 
     def __repr__(self) -> str:
         return f"Engine(sessions={len(self._sessions)}, max_sessions={self.config.max_sessions})"
@@ -184,7 +185,7 @@ class Engine:
                     with contextlib.suppress(PlaywrightError):
                         await cdp.detach()
         except (PlaywrightError, TimeoutError):  # it does not say, or does not answer
-            print(SWITCHES_UNCHECKED, file=sys.stderr)
+            self._note(SWITCHES_UNCHECKED)
             return
         missing = missing_switches(list(answer.get("arguments") or []))
         if missing:
@@ -197,10 +198,16 @@ class Engine:
         if not endpoint:
             return True
         if _is_loopback(urlsplit(endpoint).hostname):
-            print(LOCAL_ENDPOINT_NOTE + " ".join(chromium_args()), file=sys.stderr)
+            self._note(LOCAL_ENDPOINT_NOTE + " ".join(chromium_args()))
             return True
-        print(REMOTE_WARNING, file=sys.stderr)
+        self._note(REMOTE_WARNING)
         return False
+
+    def _note(self, text: str) -> None:
+        """Tell the operator ``text`` on stderr, once per engine: a reconnect repeats nothing."""
+        if text not in self._noted:
+            self._noted.add(text)
+            print(text, file=sys.stderr)
 
     def _on_disconnected(self, browser: Browser) -> None:
         if browser is not self._browser:

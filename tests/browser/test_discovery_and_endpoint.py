@@ -99,12 +99,18 @@ async def test_engine_connects_to_a_running_browser_over_cdp(demo, tmp_path: Pat
                 [r.host for r in engine.gate.refusals()] == ["127.0.0.2"] * len(engine.gate.refusals()) != []
             )
             await engine.close_session(session.id)
+            note = capsys.readouterr().err  # every switch the launched browser gets, none left out
+            assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in note
+            assert "WebRtcHideLocalIpsWithMdns" in note
+            assert SWITCHES_UNCHECKED in note  # and that they could not be checked
+            # The connection drops; the next call connects again and says nothing it said before.
+            assert engine._browser is not None
+            await engine._browser.close()  # connected over CDP: disconnects, the browser runs on
+            session = await engine.open(demo.url("/login.html"))
+            await engine.close_session(session.id)
+            assert capsys.readouterr().err == ""
         finally:
             await engine.aclose()
-        note = capsys.readouterr().err  # every switch the launched browser gets, none left out
-        assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in note
-        assert "WebRtcHideLocalIpsWithMdns" in note
-        assert SWITCHES_UNCHECKED in note  # and that they could not be checked
         assert browser.poll() is None  # a connected browser is not ours to stop
     finally:
         browser.terminate()
