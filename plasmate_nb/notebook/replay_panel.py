@@ -65,9 +65,9 @@ class ReplayPanel(_LiveView):
         )
         self.result: ReplayResult | None = None
         self.output = w.HTML("<i>pick an event, then press Validate</i>")
-        self.validate_button.on_click(lambda _: self.validate(confirmed=False))
-        self.confirm_button.on_click(lambda _: self.validate(confirmed=True))
-        self.execute_button.on_click(lambda _: self.execute())
+        self.validate_button.on_click(lambda _: self._pressed(self.validate(confirmed=False)))
+        self.confirm_button.on_click(lambda _: self._pressed(self.validate(confirmed=True)))
+        self.execute_button.on_click(lambda _: self._pressed(self.execute()))
         self.events.observe(lambda _: self._enable_buttons(), names="value")
         row = w.HBox(
             [self.events, self.validate_button, self.confirm_button, self.execute_button],
@@ -75,6 +75,21 @@ class ReplayPanel(_LiveView):
         )
         self.widget = w.VBox([row, self.output])
         super().__init__(session, loop, poll_interval)
+
+    def _pressed(self, work: concurrent.futures.Future[Any]) -> None:
+        """A button's work runs on the session's loop, where its failure would reach no one (the
+        button would seem to do nothing): it is shown in the output instead."""
+        work.add_done_callback(self._show_failure)
+
+    def _show_failure(self, work: concurrent.futures.Future[Any]) -> None:
+        error = None if work.cancelled() else work.exception()
+        if error is None:
+            return
+        hint = getattr(error, "hint", None)
+        self.output.value = f"<p><b>{cell(type(error).__name__)}</b>: {cell(str(error))}</p>" + (
+            f"<p><i>{cell(hint)}</i></p>" if hint else ""
+        )
+        self._enable_buttons()
 
     def _enable_buttons(self) -> None:
         idle = self._ended or self.events.value is None

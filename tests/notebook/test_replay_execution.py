@@ -3,7 +3,9 @@ on the embedded engine with the operator's opt-in ``Session(replay_execution=Tru
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -130,3 +132,31 @@ def test_without_execution_the_panel_never_shows_execute(fixture_server: str) ->
         assert panel.plan is not None and panel.plan.status == "validated"
         assert panel.execute_button.layout.display == "none" and panel.execute_button.disabled
         panel.stop()
+
+
+def _until(predicate: Callable[[], Any], timeout: float = 30.0) -> Any:
+    """Poll ``predicate`` until it is truthy (a button's work runs on the session's loop)."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        assert time.monotonic() < deadline, "the panel never showed it"
+        time.sleep(0.01)
+    return value
+
+
+def test_a_button_whose_call_fails_says_why_in_the_panel(executing: pnb.Session) -> None:
+    """A press's work runs on the session's loop, where an exception reached no one: the panel
+    kept its old output and Execute stayed disabled, so the button seemed to do nothing."""
+    s = executing
+    remember = s.page.find(role="checkbox", label="Remember me")
+    s.toggle(remember)  # 2
+    s.toggle(remember)  # 3: the page is as event 2 found it
+    panel = s.replay_panel()
+    panel.events.value = 2
+    assert panel.validate(confirmed=True).result(timeout=30).status == "validated"
+    embedded_dispatcher().replay_execution = False  # the operator turns execution off meanwhile
+    shown = panel.output.value
+    panel.execute_button.click()
+    _until(lambda: panel.output.value != shown)
+    assert "replay_execute" in panel.output.value and "Traceback" not in panel.output.value
+    assert not panel.validate_button.disabled  # the panel can be used again
+    panel.stop()
