@@ -86,9 +86,8 @@ class ReplayPanel(_LiveView):
         if error is None:
             return
         hint = getattr(error, "hint", None)
-        self.output.value = f"<p><b>{cell(type(error).__name__)}</b>: {cell(str(error))}</p>" + (
-            f"<p><i>{cell(hint)}</i></p>" if hint else ""
-        )
+        said = f"<div>{cell(str(error))}</div>" + (f"<div><i>{cell(hint)}</i></div>" if hint else "")
+        self.output.value = box(type(error).__name__, said)
         self._enable_buttons()
 
     def _enable_buttons(self) -> None:
