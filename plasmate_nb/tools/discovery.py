@@ -614,52 +614,77 @@ def _report(url: WebUrl, origin: WebUrl, sources: list[Source], catalogs: list[C
 
 def envelope_bytes(text: str) -> int:
     """An MCP result carries the text and a structured copy of it: about twice the JSON."""
-    return 2 * utf8_len(text) + ENVELOPE_ALLOWANCE
+    return _envelope(utf8_len(text))
+
+
+def _envelope(json_bytes: int) -> int:
+    return 2 * json_bytes + ENVELOPE_ALLOWANCE
 
 
 def _bounded(report: dict[str, Any]) -> str:
     """Fit 512 KiB, removing one item per step in the reference's order (optional values, entry
-    failures, entries, source details, catalogs), each counted in the summary."""
-    summary = report["summary"]
+    failures, entries, source details, catalogs), each counted in the summary.
+
+    Each step knows how many bytes it takes off the JSON, so the report is serialised again only
+    to confirm: a hostile site's catalogs can need thousands of steps, and serialising megabytes at
+    each one held the event loop (every other call) for minutes."""
     text = compact_json(report)
     while envelope_bytes(text) > OUTPUT_BOUND:
-        if not _drop_one(report):
-            raise ActionError(ard_discovery_failed(ARD_REPORT_TOO_LARGE))
-        summary["output_truncated"] = True
+        size = utf8_len(text)
+        while _envelope(size) > OUTPUT_BOUND:
+            saved = _drop_one(report)
+            if saved is None:
+                raise ActionError(ard_discovery_failed(ARD_REPORT_TOO_LARGE))
+            size -= saved
         text = compact_json(report)
     return text
 
 
-def _drop_one(report: dict[str, Any]) -> bool:
+def _drop_one(report: dict[str, Any]) -> int | None:
+    """Remove the next item (and count it); the bytes that took off the report's JSON, or None
+    when nothing is left to remove."""
     summary, catalogs, sources = report["summary"], report["catalogs"], report["sources"]
+    optional = "optional_values_omitted_from_output"
     if catalogs and "trust_manifest" in (catalogs[-1].get("host") or {}):
-        del catalogs[-1]["host"]["trust_manifest"]
-        summary["optional_values_omitted_from_output"] += 1
-        return True
+        return _del(catalogs[-1]["host"], "trust_manifest") + _count(summary, optional)
     for catalog in reversed(catalogs):
         for entry in reversed(catalog["entries"]):
             for key in ("data", "metadata", "trust_manifest"):
                 if key in entry:
-                    del entry[key]
-                    summary["optional_values_omitted_from_output"] += 1
-                    return True
+                    return _del(entry, key) + _count(summary, optional)
     for key, counter in (
         ("entry_failures", "entry_failures_omitted_from_output"),
         ("entries", "entries_omitted_from_output"),
     ):
         for catalog in reversed(catalogs):
             if catalog[key]:
-                catalog[key].pop()
-                summary[counter] += 1
-                return True
+                return _pop(catalog[key]) + _count(summary, counter)
     for source in reversed(sources):
         for key in ("failures", "candidates"):
             if source[key]:
-                source[key].pop()
-                summary["source_details_omitted_from_output"] += 1
-                return True
+                return _pop(source[key]) + _count(summary, "source_details_omitted_from_output")
     if catalogs:
-        catalogs.pop()
-        summary["catalogs_omitted_from_output"] += 1
-        return True
-    return False
+        return _pop(catalogs) + _count(summary, "catalogs_omitted_from_output")
+    return None
+
+
+def _pop(items: list[Any]) -> int:
+    """Pop the last item; its JSON bytes and the comma before it, if any."""
+    comma = len(items) > 1
+    return utf8_len(compact_json(items.pop())) + comma
+
+
+def _del(obj: dict[str, Any], key: str) -> int:
+    """Delete a member; its ``"key":value`` bytes and a comma, if any."""
+    comma = len(obj) > 1
+    return utf8_len(compact_json(key)) + 1 + utf8_len(compact_json(obj.pop(key))) + comma
+
+
+def _count(summary: dict[str, Any], counter: str) -> int:
+    """Bump ``counter`` and set ``output_truncated``; the bytes that took off the JSON (``false``
+    becoming ``true`` takes one off, a counter gaining a digit adds one)."""
+    grown = len(str(summary[counter] + 1)) - len(str(summary[counter]))
+    flipped = 0 if summary["output_truncated"] else 1
+    summary[counter] += 1
+    summary["output_truncated"] = True
+    return flipped - grown

@@ -6,6 +6,7 @@ trust store at it for this module only.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from plasmate_nb.tools import Dispatcher
+from plasmate_nb.tools import Dispatcher, discovery
 from plasmate_nb.tools.discovery import LIMITATIONS, OUTPUT_BOUND, envelope_bytes
 from tests.tools.local_http import Answer, scripted, self_signed
 
@@ -367,3 +368,58 @@ async def test_no_log_record_names_more_of_a_fetched_url_than_its_origin(
     messages = [record.getMessage() for record in caplog.records]
     assert any(origin + "/…" in m for m in messages if m.startswith("HTTP Request:"))  # the capture works
     assert [m for m in messages if "SECRET" in m] == []
+
+
+# ----- hostile sites: what a report costs stays bounded --------------------------------------------
+
+
+def big_catalog(name: str) -> str:
+    """128 entries, each with three optional values and 64 tags: about 160 KB."""
+    tags = [f"tag-{j:010d}" for j in range(64)]
+    items = [
+        {"identifier": f"urn:air:example.com:{name}-{i}", "displayName": "x", "type": "a/b",
+         "data": {}, "metadata": {}, "trustManifest": {}, "tags": tags}
+        for i in range(128)
+    ]  # fmt: skip
+    return json.dumps({"specVersion": "1.0", "host": {"displayName": name}, "entries": items})
+
+
+async def test_eight_large_catalogs_are_cut_to_the_bound_in_moments(
+    dispatcher: Dispatcher, tls: tuple[Path, Path]
+) -> None:
+    # Cutting the report to its bound serialised it again after each of its ~3,900 steps: about
+    # 100 s (on two busy cores) during which no other call was served.
+    links = "".join(f'<link rel="ai-catalog" href="/c{n}.json">' for n in range(7))
+    routes = {
+        "/": Answer(200, links),
+        "/.well-known/ai-catalog.json": Answer(200, big_catalog("w"), JSON),
+        **{f"/c{n}.json": Answer(200, big_catalog(f"c{n}"), JSON) for n in range(7)},
+    }
+    with scripted(routes, tls=tls) as server:
+        started = time.monotonic()
+        result = await dispatcher.call("ard_discover", {"url": server.url("/"), "timeout_ms": 30_000})
+        elapsed = time.monotonic() - started
+    assert not result.is_error, result.text
+    summary = json.loads(result.text)["summary"]
+    assert summary["optional_values_omitted_from_output"] == 8 * 128 * 3  # then entries, one by one
+    assert summary["entries_omitted_from_output"] > 0 and summary["output_truncated"] is True
+    assert envelope_bytes(result.text) <= OUTPUT_BOUND
+    assert elapsed < 8.0
+
+
+def test_the_bound_removes_exactly_what_one_step_at_a_time_would() -> None:
+    catalogs = []
+    for name in ("a", "b"):
+        found = discovery.Catalog(f"https://example.com/{name}.json", ["html_link"])
+        document = discovery.Document(found.url, 200, JSON, big_catalog(name).encode())
+        discovery.parse_catalog(found, document, set())
+        catalogs.append(found)
+    failures = [f"cross-origin catalog reference rejected: https://other.example/{n}" for n in range(8)]
+    origin = discovery.parse_web_url("https://example.com/")
+    report = discovery._report(
+        origin, origin, [discovery.Source("html_link", "/", failures=failures)], catalogs
+    )
+    oracle = copy.deepcopy(report)
+    while envelope_bytes(discovery.compact_json(oracle)) > OUTPUT_BOUND:
+        assert discovery._drop_one(oracle) is not None
+    assert discovery._bounded(report) == discovery.compact_json(oracle)
