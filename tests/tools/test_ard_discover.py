@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from plasmate_nb.tools import Dispatcher, discovery
-from plasmate_nb.tools.discovery import LIMITATIONS, OUTPUT_BOUND, envelope_bytes
+from plasmate_nb.tools.discovery import LIMITATIONS, OUTPUT_BOUND, envelope_bytes, html_references
 from tests.tools.local_http import Answer, scripted, self_signed
 
 JSON = "application/json"
@@ -371,6 +371,27 @@ async def test_no_log_record_names_more_of_a_fetched_url_than_its_origin(
 
 
 # ----- hostile sites: what a report costs stays bounded --------------------------------------------
+
+
+@pytest.mark.parametrize("unit", ["a<", "<!--"])
+def test_a_probe_made_of_unclosed_constructs_is_read_in_linear_time(unit: str) -> None:
+    # Closed, Python 3.11's parser went back over the rest of the document at each one: minutes for
+    # a 512 KiB probe (seconds for this 128 KiB one), with the event loop, every other call, held.
+    html = '<link rel="ai-catalog" href="/c.json">' + unit * (128 * 1024 // len(unit))
+    started = time.monotonic()
+    assert html_references(html) == ["/c.json"]
+    assert time.monotonic() - started < 2.0
+
+
+async def test_a_bogus_marked_section_is_read_as_a_browser_reads_it(
+    dispatcher: Dispatcher, tls: tuple[Path, Path]
+) -> None:
+    # The standard library's parser raised on "<![" without a section name: an internal error
+    # instead of a report.
+    page = '<![ if gte 9 ]><link rel="ai-catalog" href="/c.json">'
+    with scripted({"/": Answer(200, page)}, tls=tls) as server:
+        report = await discover(dispatcher, server.url("/"))
+        assert report["sources"][1]["candidates"] == [server.url("/c.json")]
 
 
 def big_catalog(name: str) -> str:
