@@ -53,8 +53,10 @@ class NavigationWatch:
         self.blocked: str | None = None
         self.failed: str | None = None
         self.http_failed: str | None = None  # the site's own error status (``HTTP error <status>: …``)
+        self.document: Response | None = None  # the latest top-level response, in arrival order
         page.on("request", self._on_request)
         page.on("response", self._on_response)
+        page.on("response", self._on_document)
         page.on("requestfailed", self._on_failed)
 
     def reset(self) -> None:
@@ -112,6 +114,10 @@ class NavigationWatch:
         elif response.status >= 400:
             self.http_failed = http_error(response.status, reduce_url(response.url))
             self.failed = self.failed or self.http_failed
+
+    def _on_document(self, response: Response) -> None:
+        if _top_level(response.request):
+            self.document = response
 
     def _on_failed(self, request: Request) -> None:
         if not _top_level(request):

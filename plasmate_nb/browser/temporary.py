@@ -65,7 +65,9 @@ class LoadedPage:
 
     page: Page
     url: str  # the final URL, after redirects
-    source: bytes  # the main document's body as Chromium received it (b"" when it is not available)
+    # The body of the document the page shows, as Chromium received it; None when it is not
+    # available, or the page is not on the document of a response (moved by history.pushState).
+    source: bytes | None
     action_timeout: float
     memory_guard: RendererMemoryGuard | None = None
 
@@ -142,14 +144,21 @@ async def temporary_page(
         left = off_the_web(page.url)  # a script sent it to Chromium's error page, a blob: …
         if left is not None:
             raise PageFetchFailed(failed_to_fetch(reduce_url(url), left), left)
-        source = b""
-        if response is not None:
+        # The page's own navigations after the load (a script, a meta refresh) may have replaced
+        # the document the first response brought: the body must be of the one the page shows.
+        document = watch.document or response
+        source = None
+        if document is not None and _without_fragment(document.url) == _without_fragment(page.url):
             with contextlib.suppress(PlaywrightError, TimeoutError):
                 async with asyncio.timeout(engine.config.action_timeout):
-                    source = await response.body()
+                    source = await document.body()
         yield LoadedPage(page, page.url, source, engine.config.action_timeout, engine.memory_guard)
     finally:
         await close_quietly(context)
+
+
+def _without_fragment(url: str) -> str:
+    return url.partition("#")[0]
 
 
 def _timed_out(url: str, seconds: float) -> PageFetchFailed:

@@ -42,10 +42,11 @@ def _narrow(selector: str | None) -> Callable[[dict[str, Any]], dict[str, Any]]:
 async def page_som(
     engine: Engine, cache: SomCache, url: str, selector: str | None, *, javascript: bool = True
 ) -> dict[str, Any]:
-    """The SOM of ``url``, narrowed by ``selector``; through the cache when JavaScript is on."""
+    """The SOM of ``url``, narrowed by ``selector``; through the cache when JavaScript is on and
+    the body of the document the page shows could be read (nothing else can vouch for an entry)."""
     narrow = _narrow(selector)
     async with temporary_page(engine, url, javascript=javascript) as loaded:
-        if not javascript:
+        if not javascript or loaded.source is None:
             return narrow((await loaded.compile()).data)
         digest = content_hash(loaded.source)
         hit = cache.lookup_selector(loaded.url, selector, digest, narrow, compact_json)

@@ -222,6 +222,43 @@ def counting(template: str, delay: float = 0.0) -> Callable[[str], Answer]:
     return answer
 
 
+async def test_a_page_a_script_sends_on_is_never_answered_from_another_documents_hash(
+    dispatcher: Dispatcher,
+) -> None:
+    # The hash is of the document the navigation received; the key is the URL the page ended at.
+    # When a script moved the page on, the two belong to different documents: the next call found
+    # the first document unchanged and answered the old SOM of the second, which had changed.
+    routes = {
+        "/start": Answer(200, "<script>location.replace('/news')</script>"),
+        "/news": counting("<title>t</title><p>edition {}</p>"),
+    }
+    with scripted(routes) as server:
+        first = await dispatcher.call("extract_text", {"url": server.url("/start")})
+        second = await dispatcher.call("extract_text", {"url": server.url("/start")})
+    assert (first.text, second.text) == ("t\n\nedition 1", "t\n\nedition 2")
+
+
+async def cache_counts(dispatcher: Dispatcher) -> tuple[int, int]:
+    status = json.loads((await dispatcher.call("cache_status", {})).text)
+    return status["hits"], status["entries"]
+
+
+async def test_a_page_a_script_sent_on_is_cached_by_the_document_it_shows(dispatcher: Dispatcher) -> None:
+    routes = {
+        "/moved": Answer(200, "<script>location.replace('/stable')</script>"),
+        "/stable": Answer(200, "<p>stable</p>"),
+        "/pushed": Answer(200, "<p>pushed</p><script>history.pushState({}, '', '/elsewhere')</script>"),
+    }
+    with scripted(routes) as server:
+        for path, hits in (("/moved", 0), ("/moved", 1), ("/pushed", 0), ("/pushed", 0)):
+            before = await cache_counts(dispatcher)
+            await dispatcher.call("extract_text", {"url": server.url(path)})
+            after = await cache_counts(dispatcher)
+            assert after[0] - before[0] == hits, path
+    # No document answered for /elsewhere: nothing can vouch for an entry there.
+    assert after[1] == before[1]
+
+
 async def test_concurrent_calls_for_one_slow_url_each_answer_their_own_load(dispatcher: Dispatcher) -> None:
     routes = {"/slow": counting("<title>t</title><p>answer {}</p>", delay=0.3)}
     with scripted(routes) as server:
