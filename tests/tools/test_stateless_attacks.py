@@ -268,3 +268,21 @@ async def test_concurrent_calls_for_one_slow_url_each_answer_their_own_load(disp
     assert sorted(result.text for result in results) == ["t\n\nanswer 1", "t\n\nanswer 2"]
     status = json.loads((await dispatcher.call("cache_status", {})).text)
     assert status["entries"] == status["full_entries"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"<p>plain ascii</p>", "text/html; charset=utf-16"),
+        (b"<p>broken \xff\xfe\xc3 bytes</p>", "text/html; charset=utf-8"),
+        (b"<p>nul \x00 byte</p>", "text/html; charset=nonsense"),
+    ],
+    ids=["utf-16-lie", "invalid-utf-8", "unknown-charset"],
+)
+async def test_charset_lies_and_broken_bytes_are_read_as_a_browser_reads_them(
+    dispatcher: Dispatcher, body: bytes, content_type: str
+) -> None:
+    with scripted({"/": Answer(200, body, content_type)}) as server:
+        for tool in ("extract_text", "extract_links", "fetch_page"):
+            result = await dispatcher.call(tool, {"url": server.url("/")})
+            assert not result.is_error, result.text
