@@ -36,6 +36,7 @@ from plasmate_nb.browser.egress import (
 from plasmate_nb.browser.errors import EngineError
 from plasmate_nb.browser.memory import RendererMemoryGuard
 from plasmate_nb.browser.messages import describe
+from plasmate_nb.browser.page_loads import PageLoads
 from plasmate_nb.browser.policy import UrlPolicy
 from plasmate_nb.browser.session import BrowserSession
 from plasmate_nb.errors import failed_to_fetch, max_sessions_reached, reduce_url, session_not_found
@@ -71,6 +72,7 @@ class Engine:
         self._start_lock = asyncio.Lock()
         self._reaper: asyncio.Task[None] | None = None
         self._noted: set[str] = set()  # notes to the operator already printed (not again per reconnect)
+        self.page_loads = PageLoads(self.config.max_sessions)  # the stateless tools' loads at once
 
     def __repr__(self) -> str:
         return f"Engine(sessions={len(self._sessions)}, max_sessions={self.config.max_sessions})"

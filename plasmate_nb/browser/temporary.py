@@ -105,7 +105,17 @@ class LoadedPage:
 async def temporary_page(
     engine: Engine, url: str, *, javascript: bool = True, viewport: tuple[int, int] | None = None
 ) -> AsyncIterator[LoadedPage]:
-    """Load ``url`` in a fresh context; raise :class:`PageFetchFailed` when it cannot be loaded."""
+    """Load ``url`` in a fresh context; raise :class:`PageFetchFailed` when it cannot be loaded.
+
+    At most ``max_sessions`` such loads run at once (``browser/page_loads.py``); more wait their turn."""
+    async with engine.page_loads.turn(), _loaded(engine, url, javascript, viewport) as loaded:
+        yield loaded
+
+
+@contextlib.asynccontextmanager
+async def _loaded(
+    engine: Engine, url: str, javascript: bool, viewport: tuple[int, int] | None
+) -> AsyncIterator[LoadedPage]:
     options: dict[str, Any] = {"java_script_enabled": javascript}
     if viewport is not None:
         options["viewport"] = {"width": viewport[0], "height": viewport[1]}

@@ -20,6 +20,7 @@ import pytest_asyncio
 from plasmate_nb.browser import Engine, EngineConfig
 from plasmate_nb.browser.documents import DocumentError, fetch_document
 from plasmate_nb.tools import Dispatcher
+from tests.support import wait_until
 from tests.tools.local_http import Answer, scripted
 from tests.tools.raw_http import drip, raw_server, send
 
@@ -268,6 +269,38 @@ async def test_concurrent_calls_for_one_slow_url_each_answer_their_own_load(disp
     assert sorted(result.text for result in results) == ["t\n\nanswer 1", "t\n\nanswer 2"]
     status = json.loads((await dispatcher.call("cache_status", {})).text)
     assert status["entries"] == status["full_entries"] >= 1
+
+
+async def test_page_loads_beyond_max_sessions_wait_their_turn(dispatcher: Dispatcher) -> None:
+    """Each stateless call loads its page in a renderer of its own: fifty at once were fifty
+    renderers. At most ``max_sessions`` (2 here) load at once; the others wait, then answer."""
+    released = threading.Event()
+
+    def held(connection: socket.socket, stopping: threading.Event) -> None:
+        released.wait(30)
+        body = b"<title>t</title><p>held</p>"
+        connection.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+
+    loads = dispatcher.engine.page_loads
+    with raw_server(held) as server:
+
+        def pages() -> int:  # each page also asks for /favicon.ico
+            return sum(not request.startswith(b"GET /favicon.ico ") for request in server.requests)
+
+        calls = [
+            asyncio.ensure_future(dispatcher.call("extract_text", {"url": server.url(f"/{n}")}))
+            for n in range(3)
+        ]
+        await wait_until(lambda: (loads.running, loads.waiting, pages()) == (2, 1, 2))
+        released.set()
+        results = await asyncio.gather(*calls)
+        assert pages() == 3  # the third loaded once a turn was free
+    assert [result.text for result in results] == ["t\n\nheld"] * 3
+    assert (loads.running, loads.waiting) == (0, 0)
 
 
 @pytest.mark.parametrize(
