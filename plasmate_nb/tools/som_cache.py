@@ -10,7 +10,9 @@ saves the SOM compile, never the fetch.
 Keys are normalised URLs (fragment dropped, host lower-cased, a trailing ``/`` stripped unless
 the path is ``/``), and ``<url>::selector=<sel>`` for a selector's filtered SOM. Entries live 300
 seconds from their creation (a hit does not extend that); a new key beyond 1000 entries evicts
-the least recently used one. Pure Python, no browser.
+the least recently used one, and so does an entry that would take the entries past 256 MiB of
+SOM and side documents (the reference bounds the count only, and one SOM can be megabytes).
+Pure Python, no browser.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from plasmate_nb.trace.compact import utf8_len
 MAX_ENTRIES = 1000
 TTL_SECONDS = 300.0
 MAX_SIDE_BYTES = 256 * 1024  # effective HTML and the WebMCP catalog are dropped above this
+MAX_HELD_BYTES = 256 * 1024 * 1024  # all entries' SOM, effective HTML and WebMCP bytes together
 SELECTOR_MARK = "::selector="
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 
@@ -84,10 +87,17 @@ class CacheEntry:
     last_accessed: float = 0.0
     hit_count: int = 0
 
+    @property
+    def held_bytes(self) -> int:
+        """What the entry holds, for the cache's byte bound: its SOM and side documents."""
+        sides = (self.effective_html, self.webmcp)
+        return self.som_bytes + sum(utf8_len(side) for side in sides if side is not None)
+
 
 @dataclass
 class SomCache:
     max_entries: int = MAX_ENTRIES
+    max_bytes: int = MAX_HELD_BYTES
     ttl: float = TTL_SECONDS
     clock: Callable[[], float] = field(default=time.monotonic, repr=False)
     hits: int = 0
@@ -148,19 +158,30 @@ class SomCache:
     # ----- stores ----------------------------------------------------------------------------------
 
     def store(self, key: str, entry: CacheEntry) -> None:
-        """Store ``entry`` under ``key``; replacing never evicts, a new key beyond the bound evicts the
-        least recently used entry."""
+        """Store ``entry`` under ``key``. Replacing never evicts by count; a new key beyond the count
+        bound evicts the least recently used entry, and the byte bound evicts as many as it takes
+        (an entry larger than the whole bound is not kept)."""
         now = self.clock()
         entry.created_at = entry.last_accessed = now
         for name in ("effective_html", "webmcp"):
             value = getattr(entry, name)
             if value is not None and utf8_len(value) > MAX_SIDE_BYTES:
                 setattr(entry, name, None)
+        if entry.held_bytes > self.max_bytes:
+            return  # it alone would pass the byte bound: not kept
         if key not in self._entries and len(self._entries) >= self.max_entries:
-            oldest = min(self._entries, key=lambda k: self._entries[k].last_accessed)
-            del self._entries[oldest]
-            self.evictions += 1
+            self._evict_oldest()
+        self._entries.pop(key, None)  # replaced: its bytes no longer count
+        held = sum(e.held_bytes for e in self._entries.values())
+        while held + entry.held_bytes > self.max_bytes:
+            held -= self._evict_oldest()
         self._entries[key] = entry
+
+    def _evict_oldest(self) -> int:
+        """Evict the least recently used entry (counted); the bytes it held."""
+        oldest = min(self._entries, key=lambda k: self._entries[k].last_accessed)
+        self.evictions += 1
+        return self._entries.pop(oldest).held_bytes
 
     # ----- the cache_status payload ------------------------------------------------------------------
 

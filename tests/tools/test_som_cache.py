@@ -73,6 +73,26 @@ def test_lru_eviction_and_replacement() -> None:
     assert cache.evictions == 1 and cache.lookup("b", "h") is None and cache.lookup("c", "h") is not None
 
 
+def test_held_bytes_are_bounded_and_the_least_recently_used_go_first() -> None:
+    """The reference bounds the count only, and one SOM of a large page is megabytes: 1000 of them
+    held gigabytes. The SOM and side documents of all entries together stay within ``max_bytes``."""
+    clock = Clock()
+    cache = SomCache(max_bytes=1000, clock=clock)
+    for key in "abc":
+        cache.store(key, CacheEntry("h", {}, 300, 1, effective_html="x" * 40))  # 340 bytes each
+        clock.now += 1
+    assert cache.evictions == 1 and cache.lookup("a", "h") is None  # 1,020 > 1,000: a went
+    cache.lookup("b", "h")  # b is now the most recently used
+    clock.now += 1
+    cache.store("d", CacheEntry("h", {}, 600, 1))
+    assert cache.evictions == 2 and cache.lookup("c", "h") is None and cache.lookup("b", "h") is not None
+    assert cache.snapshot()["total_som_bytes"] + cache.snapshot()["total_effective_html_bytes"] <= 1000
+    cache.store("b", CacheEntry("h", {}, 390, 1))  # a replacement's old bytes no longer count
+    assert cache.evictions == 2
+    cache.store("huge", CacheEntry("h", {}, 1001, 1))  # alone past the bound: not kept, nothing evicted
+    assert cache.evictions == 2 and cache.lookup("huge", "h") is None and cache.snapshot()["entries"] == 2
+
+
 def test_selector_derivation_counts_like_the_reference() -> None:
     cache = SomCache(clock=Clock())
     narrow = lambda som: {"regions": som["regions"][:1]}  # noqa: E731
