@@ -432,11 +432,9 @@
   }
 
   // ---- SHA-256 over UTF-8 (synchronous; crypto.subtle is async)
-  function hex8(x) {
-    let out = "";
-    for (let s = 28; s >= 0; s -= 4) out += HEX[(x >>> s) & 15];
-    return out;
-  }
+  // Two hex digits per byte: the id's 12 digits are 6 concatenations, not 16.
+  const HEX_BYTES = [];
+  for (let i = 0; i < 256; i++) HEX_BYTES[i] = HEX[i >> 4] + HEX[i & 15];
   // Message words (big-endian) are written straight from the string when it is ASCII (ids
   // are origin|role|name|path, almost always ASCII); other text goes through UTF-8 bytes.
   function sha256Hex12(s) {
@@ -495,7 +493,8 @@
       h0 = (h0 + a) | 0; h1 = (h1 + b) | 0; h2 = (h2 + c) | 0; h3 = (h3 + d) | 0;
       h4 = (h4 + e) | 0; h5 = (h5 + f) | 0; h6 = (h6 + g) | 0; h7 = (h7 + h) | 0;
     }
-    return hex8(h0) + hex8(h1).slice(0, 4);
+    const x = HEX_BYTES;
+    return x[h0 >>> 24] + x[(h0 >>> 16) & 255] + x[(h0 >>> 8) & 255] + x[h0 & 255] + x[h1 >>> 24] + x[(h1 >>> 16) & 255];
   }
   // UTF-8 bytes of `s` (lone surrogates as U+FFFD) into big-endian words with the 0x80
   // terminator; returns the byte length.

@@ -337,8 +337,8 @@ async def test_incremental_equals_full_soak(page, html, steps):
 # ---- collisions: the same compiler with ids cut to one hex digit of the hash
 
 _keys = itertools.count(10_000_000)
-FULL_HASH = "return hex8(h0) + hex8(h1).slice(0, 4);"
-TINY_HASH_SOURCE = COMPILER_SOURCE.replace(FULL_HASH, "return hex8(h0).slice(0, 1);")
+FULL_HASH = "return x[h0 >>> 24] + x[(h0 >>> 16) & 255] + x[(h0 >>> 8) & 255] + x[h0 & 255] + x[h1 >>> 24] + x[(h1 >>> 16) & 255];"
+TINY_HASH_SOURCE = COMPILER_SOURCE.replace(FULL_HASH, "return HEX[h0 >>> 28];")
 TINY_GLOBAL = "__plasmate_som_tiny_hash"
 
 
