@@ -103,7 +103,9 @@
   const TABLE_PASS = { __proto__: null, tbody: 1, thead: 1, tfoot: 1, tr: 1, td: 1, th: 1 };
   const TABLE_TEXT_PARENTS = { __proto__: null, table: 1, tbody: 1, thead: 1, tfoot: 1, tr: 1, td: 1, th: 1 };
   const LAYOUT_BLOCK_TAGS = { __proto__: null, nav: 1, form: 1, header: 1, footer: 1, aside: 1, main: 1, article: 1, section: 1 };
-  const FOOTER_PHRASES = ["copyright", "\u00a9", "privacy", "terms of", "all rights reserved"];
+  // The footer phrases, case-insensitively. The same as looking for them in the lowercased text:
+  // the only non-ASCII characters that lowercase to ASCII letters (U+0130, U+212A) cannot complete one.
+  const FOOTER_PHRASES = /copyright|\u00a9|privacy|terms of|all rights reserved/i;
   const TUPLE_SCHEMES = { __proto__: null, "http:": 1, "https:": 1, "ws:": 1, "wss:": 1, "ftp:": 1 };
   // [hint, substrings] in alphabetical hint order, so output is sorted by construction.
   const HINTS = [
@@ -658,7 +660,7 @@
 
   // ---- label index (docs/contract.md#labels), one per tree scope (document body, each shadow root), lazy
   function makeScope(root) {
-    return { root, ids: null, idTexts: { __proto__: null }, fors: null, wrapped: null };
+    return { root, ids: null, idTexts: { __proto__: null }, fors: null, wrapped: null, footerFree: null };
   }
   function scopeIds(scope) {
     if (scope.ids === null) {
@@ -833,10 +835,17 @@
     }
     return out;
   }
-  function looksLikeFooter(el) {
+  // An element's text is part of its tree scope's text: when that has no footer phrase, no
+  // element in it has one (asked once per scope, not of every div and section).
+  function looksLikeFooter(el, scope) {
+    if (scope.footerFree === null) {
+      const all = scope.root.textContent;
+      scope.footerFree = typeof all === "string" && !FOOTER_PHRASES.test(all);
+    }
+    if (scope.footerFree) return false;
     const quick = el.textContent;
-    if (typeof quick !== "string" || !hasAny(lower(quick), FOOTER_PHRASES)) return false;
-    return hasAny(lower(rawTextNoScripts(el)), FOOTER_PHRASES);
+    if (typeof quick !== "string" || !FOOTER_PHRASES.test(quick)) return false;
+    return FOOTER_PHRASES.test(rawTextNoScripts(el));
   }
   function hasMainWithin6(el) {
     const t = el.localName;
@@ -1376,7 +1385,7 @@
     if ((tag === "div" || tag === "ul" || tag === "ol") && looksLikeNavigation(node) && !hasMainWithin6(node)) {
       heuristicRegion(node, path, "navigation", nodeInert, scope); return;
     }
-    if ((tag === "div" || tag === "section") && looksLikeFooter(node) && !hasMainWithin6(node)) {
+    if ((tag === "div" || tag === "section") && looksLikeFooter(node, scope) && !hasMainWithin6(node)) {
       heuristicRegion(node, path, "footer", nodeInert, scope); return;
     }
     const role = roleOf(node, tag);
