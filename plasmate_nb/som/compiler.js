@@ -174,7 +174,7 @@
     useMap = false;
   }
   const nodes = useMap ? new NativeMap() : { __proto__: null };
-  const stripCache = useMap ? new NativeMap() : null;
+  const shownCache = useMap ? new NativeMap() : null;
   // A Map: a compile adds thousands of fresh keys, each of which an object would intern.
   const idCounts = new NativeMap();
   const regionCounters = { __proto__: null };
@@ -553,32 +553,50 @@
     return true;
   }
 
+  // ---- attributes: each element's are read once, into a record name -> value (what
+  // el.getAttribute(name) answers, undefined for null): one call per attribute instead of one per
+  // question. The names asked are lowercase, for which getAttribute answers the first attribute of
+  // exactly that qualified name, as the record keeps it.
+  const NO_ATTRIBUTES = { __proto__: null };
+  function readAttributes(el) {
+    if (!el.hasAttributes()) return NO_ATTRIBUTES;
+    const names = el.getAttributeNames();
+    const a = { __proto__: null };
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (a[name] !== undefined) continue;
+      const v = el.getAttribute(name);
+      if (v !== null) a[name] = v;
+    }
+    return a;
+  }
+
   // ---- visibility and stripping
-  function staticStrip(el, tag) {
+  function staticStrip(a, tag) {
     if (STRIP_TAGS[tag] === 1) return true;
-    if (tag === "svg" && !(el.getAttribute("role") === "img" && (el.hasAttribute("aria-label") || el.hasAttribute("title")))) return true;
-    if (!el.hasAttributes()) return false;
-    if (el.hasAttribute("hidden")) return true;
-    const ariaHidden = el.getAttribute("aria-hidden");
-    if (ariaHidden !== null && lower(ariaHidden) === "true") return true;
-    const cls = el.getAttribute("class");
-    const id = el.getAttribute("id");
-    const lc = cls === null ? "" : lower(cls);
-    const li = id === null ? "" : lower(id);
+    if (tag === "svg" && !(a.role === "img" && (a["aria-label"] !== undefined || a.title !== undefined))) return true;
+    if (a === NO_ATTRIBUTES) return false;
+    if (a.hidden !== undefined) return true;
+    const ariaHidden = a["aria-hidden"];
+    if (ariaHidden !== undefined && lower(ariaHidden) === "true") return true;
+    const cls = a.class;
+    const id = a.id;
+    const lc = cls === undefined ? "" : lower(cls);
+    const li = id === undefined ? "" : lower(id);
     if ((lc !== "" && hasAny(lc, CONSENT_WORDS)) || (li !== "" && hasAny(li, CONSENT_WORDS))) return true;
-    const ariaLabel = el.getAttribute("aria-label");
-    if (ariaLabel !== null) {
+    const ariaLabel = a["aria-label"];
+    if (ariaLabel !== undefined) {
       const la = lower(ariaLabel);
       if (has(la, "cookie") || has(la, "consent")) return true;
     }
-    const role = el.getAttribute("role");
-    if (role !== null && (tag === "div" || tag === "aside" || tag === "section")) {
+    const role = a.role;
+    if (role !== undefined && (tag === "div" || tag === "aside" || tag === "section")) {
       const r = lower(role);
       if ((r === "dialog" || r === "alertdialog") &&
         (has(lc, "modal") || has(lc, "overlay") || has(lc, "popup") || has(li, "modal") || has(li, "overlay"))) return true;
     }
     if (li !== "" && CONSENT_IDS[li] === 1) return true;
-    if (tag === "img" && (el.getAttribute("alt") === "" || role === "presentation")) return true;
+    if (tag === "img" && (a.alt === "" || role === "presentation")) return true;
     return false;
   }
   // D3: the live computed style replaces the reference's <style>/inline-style parsing.
@@ -593,23 +611,29 @@
     const v = cs.visibility;
     return v === "hidden" || v === "collapse";
   }
-  function isStripped(el) {
-    if (stripCache !== null) {
-      const cached = stripCache.get(el);
+  // The attribute record of `el`, or null when it is stripped (kept for the compile: the walks
+  // ask it of every element they read).
+  function shown(el) {
+    if (shownCache !== null) {
+      const cached = shownCache.get(el);
       if (cached !== undefined) return cached;
     }
     if (state !== null) watchRootOf(el); // outside the try: it must never decide the result
     let result;
     try {
-      result = staticStrip(el, el.localName) || styleHidden(el);
+      result = readAttributes(el);
+      if (staticStrip(result, el.localName) || styleHidden(el)) result = null;
     } catch (e) {
-      result = true; // a node that throws on inspection is treated as absent
+      result = null; // a node that throws on inspection is treated as absent
     }
-    if (stripCache !== null) stripCache.set(el, result);
+    if (shownCache !== null) shownCache.set(el, result);
     return result;
   }
+  function isStripped(el) {
+    return shown(el) === null;
+  }
   // An element's shadow tree decides whether it shows (`:host` rules) and what of its light children
-  // does (slots, their styles, `::slotted`): every walk asks isStripped before it reads an element
+  // does (slots, their styles, `::slotted`): every walk asks shown() before it reads an element
   // or its children, so here that root is watched, walked or not.
   function watchRootOf(el) {
     const root = openShadowRoot(el);
@@ -768,18 +792,18 @@
   }
 
   // ---- roles
-  function inputType(el) {
-    const t = el.getAttribute("type");
-    return t === null ? "text" : lower(t);
+  function inputType(a) {
+    const t = a.type;
+    return t === undefined ? "text" : lower(t);
   }
   // The element role of `el`, or null (no element). Tables are not layout-checked here:
   // every walker that can emit a table checks is_layout_table before asking.
-  function roleOf(el, tag) {
-    const roleAttr = el.getAttribute("role");
-    if (roleAttr !== null) return firstToken(roleAttr, ARIA_ELEMENT_ROLES);
-    if (tag === "a") return el.hasAttribute("href") ? "link" : null;
+  function roleOf(a, tag) {
+    const roleAttr = a.role;
+    if (roleAttr !== undefined) return firstToken(roleAttr, ARIA_ELEMENT_ROLES);
+    if (tag === "a") return a.href !== undefined ? "link" : null;
     if (tag === "input") {
-      const t = inputType(el);
+      const t = inputType(a);
       if (BUTTON_INPUTS[t] === 1) return "button";
       if (t === "checkbox") return "checkbox";
       if (t === "radio") return "radio";
@@ -788,9 +812,9 @@
     const r = TAG_ROLES[tag];
     return r === undefined ? null : r;
   }
-  function landmarkOf(el, tag, scoped) {
-    const roleAttr = el.getAttribute("role");
-    if (roleAttr !== null) {
+  function landmarkOf(a, tag, scoped) {
+    const roleAttr = a.role;
+    if (roleAttr !== undefined) {
       const hit = firstToken(roleAttr, LANDMARK_TOKENS);
       if (hit !== null) return hit;
     }
@@ -808,13 +832,12 @@
     if (has(s, "search")) return LANDMARK_TOKENS.search;
     return null;
   }
-  function classIdHint(el) {
-    if (!el.hasAttributes()) return null;
-    const cls = el.getAttribute("class");
-    const byClass = cls === null ? null : hintFor(lower(cls));
+  function classIdHint(a) {
+    const cls = a.class;
+    const byClass = cls === undefined ? null : hintFor(lower(cls));
     if (byClass !== null) return byClass;
-    const id = el.getAttribute("id");
-    return id === null ? null : hintFor(lower(id));
+    const id = a.id;
+    return id === undefined ? null : hintFor(lower(id));
   }
 
   // ---- heuristics (docs/contract.md#traversal): these look at the raw subtree
@@ -889,43 +912,43 @@
   function newElement(id, role, text) {
     return { id, role, html_id: null, text, label: null, attrs: null, hints: null, shadow: null, href: null, json: null, jb: -1, jc: 0, ji: 0 };
   }
-  function resolveLabel(el, tag, text, scope) {
-    const fromAttrs = el.hasAttributes() ? attributeLabel(el, tag, text, scope)
+  function resolveLabel(el, a, tag, text, scope) {
+    const fromAttrs = a !== NO_ATTRIBUTES ? attributeLabel(el, a, tag, text, scope)
       : LABELABLE[tag] === 1 ? wrappedLabel(el, text, scope) : null;
     if (fromAttrs !== null || tag !== "fieldset") return fromAttrs;
     return childText(el, "legend");
   }
-  function attributeLabel(el, tag, text, scope) {
-    const labelledBy = el.getAttribute("aria-labelledby");
-    if (labelledBy !== null) {
+  function attributeLabel(el, a, tag, text, scope) {
+    const labelledBy = a["aria-labelledby"];
+    if (labelledBy !== undefined) {
       const t = idRefsText(scope, labelledBy);
       if (t !== "" && t !== text) return t;
     }
-    const ariaLabel = el.getAttribute("aria-label");
-    if (ariaLabel !== null && ariaLabel !== "") {
+    const ariaLabel = a["aria-label"];
+    if (ariaLabel !== undefined && ariaLabel !== "") {
       const t = normalizeText(ariaLabel);
       if (t !== text) return t;
     }
-    const id = el.getAttribute("id");
-    if (id !== null && id !== "") {
+    const id = a.id;
+    if (id !== undefined && id !== "") {
       const t = byForText(scope, id);
       if (t !== null && t !== text) return t;
     } else if (LABELABLE[tag] === 1) {
       const t = wrappedLabel(el, text, scope);
       if (t !== null) return t;
     }
-    const title = el.getAttribute("title");
-    if (title !== null && title !== "") {
+    const title = a.title;
+    if (title !== undefined && title !== "") {
       const t = normalizeText(title);
       if (t !== text) return t;
     }
-    const placeholder = el.getAttribute("placeholder");
-    if (placeholder !== null && placeholder !== "") return normalizeText(placeholder);
+    const placeholder = a.placeholder;
+    if (placeholder !== undefined && placeholder !== "") return normalizeText(placeholder);
     if (tag === "input") {
-      const type = inputType(el);
-      const source = type === "image" ? el.getAttribute("alt")
-        : type === "submit" || type === "button" || type === "reset" ? el.getAttribute("value") : null;
-      if (source !== null) {
+      const type = inputType(a);
+      const source = type === "image" ? a.alt
+        : type === "submit" || type === "button" || type === "reset" ? a.value : undefined;
+      if (source !== undefined) {
         const t = normalizeText(source);
         if (t !== "" && t !== text) return t;
       }
@@ -936,15 +959,15 @@
     const t = wrappedText(scope, el);
     return t !== null && t !== text ? t : null;
   }
-  function putRaw(attrs, el, name, key) {
-    const v = el.getAttribute(name);
-    if (v !== null) attrs[key] = q(v);
+  function putRaw(attrs, a, name, key) {
+    const v = a[name];
+    if (v !== undefined) attrs[key] = q(v);
   }
-  function putFlag(attrs, el, name) {
-    if (el.hasAttribute(name)) attrs[name] = "true";
+  function putFlag(attrs, a, name) {
+    if (a[name] !== undefined) attrs[name] = "true";
   }
-  function selectAttrs(el, attrs) {
-    const multiple = el.hasAttribute("multiple");
+  function selectAttrs(el, a, attrs) {
+    const multiple = a.multiple !== undefined;
     const options = [];
     for (let k = el.firstElementChild; k !== null; k = k.nextElementSibling) {
       if (isStripped(k)) continue;
@@ -980,9 +1003,9 @@
     }
     if (fragments.length > 0) attrs.options = arrayJson(fragments);
     if (multiple) attrs.multiple = "true";
-    const size = el.getAttribute("size");
-    if (size !== null) attrs.size = intOrString(size);
-    putFlag(attrs, el, "required");
+    const size = a.size;
+    if (size !== undefined) attrs.size = intOrString(size);
+    putFlag(attrs, a, "required");
     if (selectedValues.length > 0) attrs.value = selectedValues[0];
     if (multiple && selectedValues.length > 0) attrs.selected_values = arrayJson(selectedValues);
   }
@@ -1020,63 +1043,63 @@
       else if (state.rows.length < TABLE_ROWS) add(state.rows, arrayJson(cells));
     }
   }
-  function tagAttrs(el, tag, attrs, fsDisabled) {
+  function tagAttrs(el, a, tag, attrs, fsDisabled) {
     switch (tag) {
       case "a": {
-        putRaw(attrs, el, "href", "href"); putRaw(attrs, el, "target", "target"); putRaw(attrs, el, "rel", "rel");
-        putRaw(attrs, el, "hreflang", "hreflang"); putRaw(attrs, el, "type", "type");
-        putRaw(attrs, el, "referrerpolicy", "referrerpolicy");
-        const download = el.getAttribute("download");
-        if (download !== null) attrs.download = download === "" ? "true" : q(download);
+        putRaw(attrs, a, "href", "href"); putRaw(attrs, a, "target", "target"); putRaw(attrs, a, "rel", "rel");
+        putRaw(attrs, a, "hreflang", "hreflang"); putRaw(attrs, a, "type", "type");
+        putRaw(attrs, a, "referrerpolicy", "referrerpolicy");
+        const download = a.download;
+        if (download !== undefined) attrs.download = download === "" ? "true" : q(download);
         break;
       }
       case "input": {
-        const type = inputType(el);
+        const type = inputType(a);
         attrs.input_type = q(type);
         if (BUTTON_INPUTS[type] === 1) attrs.button_type = q(type);
         if (type !== "password") { // D2: a password's value never leaves the page
-          if (ATTRIBUTE_VALUE_INPUTS[type] === 1) putRaw(attrs, el, "value", "value");
+          if (ATTRIBUTE_VALUE_INPUTS[type] === 1) putRaw(attrs, a, "value", "value");
           else {
             const live = el.value; // D1
-            if (typeof live === "string" && (live !== "" || el.hasAttribute("value"))) attrs.value = q(live);
+            if (typeof live === "string" && (live !== "" || a.value !== undefined)) attrs.value = q(live);
           }
         }
-        if (type === "image") { putRaw(attrs, el, "alt", "alt"); putRaw(attrs, el, "src", "src"); }
-        putRaw(attrs, el, "placeholder", "placeholder");
-        putFlag(attrs, el, "required");
-        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        if (type === "image") { putRaw(attrs, a, "alt", "alt"); putRaw(attrs, a, "src", "src"); }
+        putRaw(attrs, a, "placeholder", "placeholder");
+        putFlag(attrs, a, "required");
+        if (fsDisabled || a.disabled !== undefined) attrs.disabled = "true";
         if ((type === "checkbox" || type === "radio") && el.checked === true) attrs.checked = "true"; // D1
-        putFlag(attrs, el, "multiple");
-        if (type === "radio") putRaw(attrs, el, "name", "group");
+        putFlag(attrs, a, "multiple");
+        if (type === "radio") putRaw(attrs, a, "name", "group");
         break;
       }
       case "textarea": {
         const live = el.value; // D1
         const value = typeof live === "string" ? normalizeText(live) : "";
         if (value !== "") attrs.value = q(value);
-        putRaw(attrs, el, "placeholder", "placeholder");
-        putFlag(attrs, el, "required");
-        putFlag(attrs, el, "readonly");
-        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        putRaw(attrs, a, "placeholder", "placeholder");
+        putFlag(attrs, a, "required");
+        putFlag(attrs, a, "readonly");
+        if (fsDisabled || a.disabled !== undefined) attrs.disabled = "true";
         break;
       }
       case "button": {
-        const raw = el.getAttribute("type");
-        const t = raw === null ? "" : lower(trimWs(raw));
+        const raw = a.type;
+        const t = raw === undefined ? "" : lower(trimWs(raw));
         attrs.button_type = t === "button" || t === "reset" ? q(t) : '"submit"';
-        putRaw(attrs, el, "value", "value");
-        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        putRaw(attrs, a, "value", "value");
+        if (fsDisabled || a.disabled !== undefined) attrs.disabled = "true";
         break;
       }
       case "select":
-        selectAttrs(el, attrs);
-        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        selectAttrs(el, a, attrs);
+        if (fsDisabled || a.disabled !== undefined) attrs.disabled = "true";
         break;
       case "h1": case "h2": case "h3": case "h4": case "h5": case "h6":
         attrs.level = tag.slice(1);
         break;
       case "img": case "picture":
-        putRaw(attrs, el, "alt", "alt"); putRaw(attrs, el, "src", "src");
+        putRaw(attrs, a, "alt", "alt"); putRaw(attrs, a, "src", "src");
         break;
       case "ul": case "ol": {
         attrs.ordered = tag === "ol" ? "true" : "false";
@@ -1093,11 +1116,11 @@
         break;
       }
       case "section": case "article":
-        putRaw(attrs, el, "aria-label", "section_label");
+        putRaw(attrs, a, "aria-label", "section_label");
         break;
       case "fieldset": {
         putChildText(attrs, el, "legend");
-        if (fsDisabled || el.hasAttribute("disabled")) attrs.disabled = "true";
+        if (fsDisabled || a.disabled !== undefined) attrs.disabled = "true";
         break;
       }
       case "details": {
@@ -1106,11 +1129,11 @@
         break;
       }
       case "iframe": {
-        putRaw(attrs, el, "src", "src");
-        const srcdoc = el.getAttribute("srcdoc");
-        if (srcdoc !== null && srcdoc !== "") { attrs.has_srcdoc = "true"; attrs.srcdoc_preview = q(cpPrefix(srcdoc, 200)); }
-        putRaw(attrs, el, "name", "name"); putRaw(attrs, el, "sandbox", "sandbox"); putRaw(attrs, el, "allow", "allow");
-        putRaw(attrs, el, "width", "width"); putRaw(attrs, el, "height", "height");
+        putRaw(attrs, a, "src", "src");
+        const srcdoc = a.srcdoc;
+        if (srcdoc !== undefined && srcdoc !== "") { attrs.has_srcdoc = "true"; attrs.srcdoc_preview = q(cpPrefix(srcdoc, 200)); }
+        putRaw(attrs, a, "name", "name"); putRaw(attrs, a, "sandbox", "sandbox"); putRaw(attrs, a, "allow", "allow");
+        putRaw(attrs, a, "width", "width"); putRaw(attrs, a, "height", "height");
         break;
       }
       default:
@@ -1123,16 +1146,14 @@
     if (v === "false") return "false";
     return q(raw);
   }
-  function globalAttrs(el, attrs, scope) {
-    const names = el.getAttributeNames();
+  // Each attribute once, in any order: no two of them write the same key differently.
+  function globalAttrs(a, attrs, scope) {
     const aria = { __proto__: null };
     let hasAria = false;
     let describedBy = null;
     let description = null;
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i];
-      const raw = el.getAttribute(name);
-      if (raw === null) continue;
+    for (const name in a) {
+      const raw = a[name];
       const ariaKey = ARIA_KEYS[name];
       if (ariaKey !== undefined) {
         const v = trimWs(raw);
@@ -1159,17 +1180,17 @@
       }
     }
     for (let i = 0; i < TEST_ID_ATTRS.length; i++) {
-      const v = el.getAttribute(TEST_ID_ATTRS[i]);
-      if (v !== null && trimWs(v) !== "") { attrs.test_id = q(trimWs(v)); break; }
+      const v = a[TEST_ID_ATTRS[i]];
+      if (v !== undefined && trimWs(v) !== "") { attrs.test_id = q(trimWs(v)); break; }
     }
     let desc = describedBy === null ? "" : idRefsText(scope, describedBy);
     if (desc === "" && description !== null) desc = normalizeText(description);
     if (desc !== "") attrs.description = q(desc);
     if (hasAria) attrs.aria = objectJson(aria);
   }
-  function classHints(el) {
-    const cls = el.getAttribute("class");
-    if (cls === null || cls === "") return null;
+  function classHints(a) {
+    const cls = a.class;
+    if (cls === undefined || cls === "") return null;
     const lc = lower(cls);
     const found = [];
     for (let i = 0; i < HINTS.length; i++) {
@@ -1184,7 +1205,7 @@
     return false;
   }
   // null when the budget of `out` drops it: its text was counted, nothing else is needed.
-  function buildElement(el, tag, role, path, inert, fsDisabled, scope, out) {
+  function buildElement(el, a, tag, role, path, inert, fsDisabled, scope, out) {
     let text = null;
     const articleSection = tag === "article" && role === "section"; // D5: its content follows
     if (role !== "table" && role !== "list" && role !== "group" && !articleSection) {
@@ -1197,23 +1218,23 @@
         } else text = normalizeText(raw);
       }
     }
-    const href = role === "link" && tag === "a" ? el.getAttribute("href") : null;
+    const href = role === "link" && tag === "a" && a.href !== undefined ? a.href : null;
     const ev = beginEvent(role, href, text, idLog.length);
     if (!admit(out, role, href, text)) { endEvent(ev, null); return null; }
     const rec = newElement("", role, text);
-    const withAttrs = el.hasAttributes();
+    const withAttrs = a !== NO_ATTRIBUTES;
     if (withAttrs) {
-      const idAttr = el.getAttribute("id");
-      if (idAttr !== null) {
+      const idAttr = a.id;
+      if (idAttr !== undefined) {
         const t = trimWs(idAttr);
         if (t !== "") rec.html_id = t;
       }
-      rec.label = resolveLabel(el, tag, text, scope);
-      rec.hints = classHints(el);
-    } else if (tag === "fieldset" || LABELABLE[tag] === 1) rec.label = resolveLabel(el, tag, text, scope); // legend, D8 need no attributes
+      rec.label = resolveLabel(el, a, tag, text, scope);
+      rec.hints = classHints(a);
+    } else if (tag === "fieldset" || LABELABLE[tag] === 1) rec.label = resolveLabel(el, a, tag, text, scope); // legend, D8 need no attributes
     const attrs = { __proto__: null };
-    tagAttrs(el, tag, attrs, fsDisabled && FS_DISABLE_TAGS[tag] === 1);
-    if (withAttrs) globalAttrs(el, attrs, scope);
+    tagAttrs(el, a, tag, attrs, fsDisabled && FS_DISABLE_TAGS[tag] === 1);
+    if (withAttrs) globalAttrs(a, attrs, scope);
     if (inert) attrs.inert = "true";
     if (hasKeys(attrs)) rec.attrs = attrs;
     rec.href = href;
@@ -1260,7 +1281,7 @@
     return out.length > 0 ? { mode: root.mode === "closed" ? "closed" : "open", elements: out } : null;
   }
   // D6: a host that is not a SOM element becomes a `group` carrying its shadow content.
-  function shadowHostGroup(el, tag, path, out, inert, scope) {
+  function shadowHostGroup(el, a, tag, path, out, inert, scope) {
     if (openShadowRoot(el) === null) return;
     const start = idLog.length;
     const shadow = shadowOf(el, path, inert);
@@ -1268,13 +1289,13 @@
     const ev = beginEvent("group", null, null, start);
     if (!admit(out, "group", null, null)) { endEvent(ev, null); return; }
     const rec = newElement("", "group", null);
-    if (el.hasAttributes()) {
-      const idAttr = el.getAttribute("id");
-      if (idAttr !== null && trimWs(idAttr) !== "") rec.html_id = trimWs(idAttr);
-      rec.label = resolveLabel(el, tag, null, scope);
-      rec.hints = classHints(el);
+    if (a !== NO_ATTRIBUTES) {
+      const idAttr = a.id;
+      if (idAttr !== undefined && trimWs(idAttr) !== "") rec.html_id = trimWs(idAttr);
+      rec.label = resolveLabel(el, a, tag, null, scope);
+      rec.hints = classHints(a);
       const attrs = { __proto__: null };
-      globalAttrs(el, attrs, scope);
+      globalAttrs(a, attrs, scope);
       if (inert) attrs.inert = "true";
       if (hasKeys(attrs)) rec.attrs = attrs;
     } else if (inert) rec.attrs = { __proto__: null, inert: "true" };
@@ -1294,14 +1315,14 @@
       if (e === BUDGET || e === MISMATCH || e === TOO_DEEP) throw e;
     }
   }
-  function ownInert(el, inert) {
-    return inert || el.hasAttribute("inert");
+  function ownInert(a, inert) {
+    return inert || a.inert !== undefined;
   }
-  function emitElement(el, tag, role, path, out, inert, fsDisabled, scope, fromRegions, scoped) {
-    const rec = buildElement(el, tag, role, path, inert, fsDisabled, scope, out);
+  function emitElement(el, a, tag, role, path, out, inert, fsDisabled, scope, fromRegions, scoped) {
+    const rec = buildElement(el, a, tag, role, path, inert, fsDisabled, scope, out);
     if (rec !== null) keep(out, rec);
     if (INTERACTIVE[role] === 1) return;
-    const childDisabled = fsDisabled || (tag === "fieldset" && el.hasAttribute("disabled"));
+    const childDisabled = fsDisabled || (tag === "fieldset" && a.disabled !== undefined);
     let i = 0;
     if (tag === "article" && role === "section") { // D5: keep the article's content
       for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
@@ -1316,17 +1337,18 @@
   }
   function extractInteractive(el, path, out, inert, fsDisabled, scope) {
     tick();
-    if (isStripped(el)) return;
+    const a = shown(el);
+    if (a === null) return;
     const tag = el.localName;
-    const nodeInert = ownInert(el, inert);
-    const role = roleOf(el, tag);
+    const nodeInert = ownInert(a, inert);
+    const role = roleOf(a, tag);
     if (role !== null && INTERACTIVE[role] === 1) {
-      const rec = buildElement(el, tag, role, path, nodeInert, fsDisabled, scope, out);
+      const rec = buildElement(el, a, tag, role, path, nodeInert, fsDisabled, scope, out);
       if (rec !== null) keep(out, rec);
       return;
     }
-    if (role === null) shadowHostGroup(el, tag, path, out, nodeInert, scope);
-    const childDisabled = fsDisabled || (tag === "fieldset" && el.hasAttribute("disabled"));
+    if (role === null) shadowHostGroup(el, a, tag, path, out, nodeInert, scope);
+    const childDisabled = fsDisabled || (tag === "fieldset" && a.disabled !== undefined);
     let i = 0;
     for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
       if (k.nodeType === 1) guarded(extractInteractive, k, path + "/" + i, out, nodeInert, childDisabled, scope);
@@ -1336,14 +1358,16 @@
     tick();
     const type = node.nodeType;
     if (type === 3) { textParagraph(node, path, out); return; }
-    if (type !== 1 || isStripped(node)) return;
+    if (type !== 1) return;
+    const a = shown(node);
+    if (a === null) return;
     const tag = node.localName;
-    const nodeInert = ownInert(node, inert);
+    const nodeInert = ownInert(a, inert);
     if (tag === "table" && isLayoutTable(node)) { layoutTable(node, path, out, nodeInert, fsDisabled, scope, false, false); return; }
-    const role = roleOf(node, tag);
-    if (role !== null) { emitElement(node, tag, role, path, out, nodeInert, fsDisabled, scope, false, false); return; }
-    shadowHostGroup(node, tag, path, out, nodeInert, scope);
-    const childDisabled = fsDisabled || (tag === "fieldset" && node.hasAttribute("disabled"));
+    const role = roleOf(a, tag);
+    if (role !== null) { emitElement(node, a, tag, role, path, out, nodeInert, fsDisabled, scope, false, false); return; }
+    shadowHostGroup(node, a, tag, path, out, nodeInert, scope);
+    const childDisabled = fsDisabled || (tag === "fieldset" && a.disabled !== undefined);
     let i = 0;
     for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "/" + i, out, nodeInert, childDisabled, scope);
   }
@@ -1352,33 +1376,36 @@
     for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) {
       const childPath = path + "/" + i;
       if (k.nodeType === 1 && TABLE_PASS[k.localName] === 1) {
-        if (!isStripped(k)) guarded(layoutTable, k, childPath, out, ownInert(k, inert), fsDisabled, scope, fromRegions, scoped);
+        const a = shown(k);
+        if (a !== null) guarded(layoutTable, k, childPath, out, ownInert(a, inert), fsDisabled, scope, fromRegions, scoped);
       } else if (fromRegions) guarded(collectRegions, k, childPath, out, inert, scope, scoped);
       else if (k.nodeType !== 3 || TABLE_TEXT_PARENTS[el.localName] !== 1) guarded(extractElements, k, childPath, out, inert, fsDisabled, scope);
     }
   }
-  function isCollapsible(el) {
-    if (el.hasAttribute("role") || el.hasAttribute("contenteditable") || el.hasAttribute("tabindex")) return false;
+  function isCollapsible(el, a) {
+    if (a.role !== undefined || a.contenteditable !== undefined || a.tabindex !== undefined) return false;
     return el.childElementCount <= 1;
   }
   function collectRegions(node, path, out, inert, scope, scoped) {
     tick();
     const type = node.nodeType;
     if (type === 3) { textParagraph(node, path, out); return; }
-    if (type !== 1 || isStripped(node)) return;
+    if (type !== 1) return;
+    const a = shown(node);
+    if (a === null) return;
     const tag = node.localName;
-    const nodeInert = ownInert(node, inert);
-    const landmark = landmarkOf(node, tag, scoped);
-    if (landmark !== null) { landmarkRegion(node, path, landmark[0], landmark[1], nodeInert, scope, scoped); return; }
+    const nodeInert = ownInert(a, inert);
+    const landmark = landmarkOf(a, tag, scoped);
+    if (landmark !== null) { landmarkRegion(node, a, path, landmark[0], landmark[1], nodeInert, scope, scoped); return; }
     if (HINT_REGION_TAGS[tag] === 1) {
-      const hint = classIdHint(node);
-      if (hint !== null) { landmarkRegion(node, path, hint[0], hint[1], nodeInert, scope, scoped); return; }
+      const hint = classIdHint(a);
+      if (hint !== null) { landmarkRegion(node, a, path, hint[0], hint[1], nodeInert, scope, scoped); return; }
     }
-    if (tag === "form") { formRegion(node, path, nodeInert, scope); return; }
+    if (tag === "form") { formRegion(node, a, path, nodeInert, scope); return; }
     if (tag === "table" && isLayoutTable(node)) { layoutTable(node, path, out, nodeInert, false, scope, true, scoped); return; }
     let i = 0;
-    if ((tag === "div" || tag === "span") && isCollapsible(node)) {
-      shadowHostGroup(node, tag, path, out, nodeInert, scope);
+    if ((tag === "div" || tag === "span") && isCollapsible(node, a)) {
+      shadowHostGroup(node, a, tag, path, out, nodeInert, scope);
       for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, out, nodeInert, scope, scoped);
       return;
     }
@@ -1388,9 +1415,9 @@
     if ((tag === "div" || tag === "section") && looksLikeFooter(node, scope) && !hasMainWithin6(node)) {
       heuristicRegion(node, path, "footer", nodeInert, scope); return;
     }
-    const role = roleOf(node, tag);
-    if (role !== null) { emitElement(node, tag, role, path, out, nodeInert, false, scope, true, scoped); return; }
-    shadowHostGroup(node, tag, path, out, nodeInert, scope);
+    const role = roleOf(a, tag);
+    if (role !== null) { emitElement(node, a, tag, role, path, out, nodeInert, false, scope, true, scoped); return; }
+    shadowHostGroup(node, a, tag, path, out, nodeInert, scope);
     for (let k = node.firstChild; k !== null; k = k.nextSibling, i++) guarded(collectRegions, k, path + "/" + i, out, nodeInert, scope, scoped);
   }
 
@@ -1403,16 +1430,15 @@
   function newRegion(id, role, label) {
     return { id, role, label, form: null, elements: budgetedList(role === "navigation") };
   }
-  function regionLabel(el, scope) {
-    if (!el.hasAttributes()) return null;
-    const labelledBy = el.getAttribute("aria-labelledby");
-    if (labelledBy !== null) {
+  function regionLabel(a, scope) {
+    const labelledBy = a["aria-labelledby"];
+    if (labelledBy !== undefined) {
       const t = idRefsText(scope, labelledBy);
       if (t !== "") return t;
     }
     for (let i = 0; i < REGION_LABEL_ATTRS.length; i++) {
-      const v = el.getAttribute(REGION_LABEL_ATTRS[i]);
-      if (v !== null && v !== "") return normalizeText(v);
+      const v = a[REGION_LABEL_ATTRS[i]];
+      if (v !== undefined && v !== "") return normalizeText(v);
     }
     return null;
   }
@@ -1420,9 +1446,9 @@
     closeBudget(region.elements);
     add(regions, region);
   }
-  function landmarkRegion(el, path, role, stem, inert, scope, scoped) {
+  function landmarkRegion(el, a, path, role, stem, inert, scope, scoped) {
     if (frame !== null) frame.cacheable = false; // region ids and order are counted document-wide
-    const region = newRegion(regionId(stem), role, regionLabel(el, scope));
+    const region = newRegion(regionId(stem), role, regionLabel(a, scope));
     const savedMain = mainMode;
     const savedPara = paraCounter;
     if (role === "main") { mainMode = true; paraCounter = 0; }
@@ -1435,32 +1461,26 @@
     }
     finishRegion(region);
   }
-  function formRegion(el, path, inert, scope) {
+  function formRegion(el, a, path, inert, scope) {
     if (frame !== null) frame.cacheable = false; // region ids and order are counted document-wide
     const id = regionId("form");
-    let label = regionLabel(el, scope);
+    let label = regionLabel(a, scope);
     if (label === null || label === "") {
       label = null;
-      const names = el.getAttributeNames();
-      for (let i = 0; i < names.length && label === null; i++) {
-        if (names[i] === "name" || names[i] === "id") label = el.getAttribute(names[i]);
+      for (const name in a) { // the first of name and id, in attribute order (neither is an index)
+        if (name === "name" || name === "id") { label = a[name]; break; }
       }
     }
     const region = newRegion(id, "form", label);
     let form = "";
-    const action = el.getAttribute("action");
-    if (action !== null) form += ',"action":' + q(action);
-    const method = el.getAttribute("method");
-    if (method !== null) form += ',"method":' + q(method.toUpperCase());
-    const target = el.getAttribute("target");
-    if (target !== null) form += ',"target":' + q(target);
-    const enctype = el.getAttribute("enctype");
-    if (enctype !== null) form += ',"enctype":' + q(enctype);
-    if (el.hasAttribute("novalidate")) form += ',"novalidate":true';
-    const charset = el.getAttribute("accept-charset");
-    if (charset !== null) form += ',"accept_charset":' + q(charset);
-    const autocomplete = el.getAttribute("autocomplete");
-    if (autocomplete !== null) form += ',"autocomplete":' + q(autocomplete);
+    if (a.action !== undefined) form += ',"action":' + q(a.action);
+    if (a.method !== undefined) form += ',"method":' + q(a.method.toUpperCase());
+    if (a.target !== undefined) form += ',"target":' + q(a.target);
+    if (a.enctype !== undefined) form += ',"enctype":' + q(a.enctype);
+    if (a.novalidate !== undefined) form += ',"novalidate":true';
+    const charset = a["accept-charset"];
+    if (charset !== undefined) form += ',"accept_charset":' + q(charset);
+    if (a.autocomplete !== undefined) form += ',"autocomplete":' + q(a.autocomplete);
     region.form = form;
     let i = 0;
     for (let k = el.firstChild; k !== null; k = k.nextSibling, i++) guarded(extractElements, k, path + "/" + i, region.elements, inert, false, scope);
