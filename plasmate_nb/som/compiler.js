@@ -175,7 +175,7 @@
   }
   const nodes = useMap ? new NativeMap() : { __proto__: null };
   const shownCache = useMap ? new NativeMap() : null;
-  // A Map: a compile adds thousands of fresh keys, each of which an object would intern.
+  // A Map: a compile may add many fresh keys, each of which an object would intern.
   const idCounts = new NativeMap();
   const regionCounters = { __proto__: null };
   const regions = [];
@@ -542,10 +542,16 @@
     add(idLog, entry);
     return assignId(entry[0], entry[1], entry[2]);
   }
+  // A hash's first id is the hash itself (then in `nodes`, where no suffixed id can equal it):
+  // only collisions are counted.
   function assignId(rec, raw, node) {
-    const seen = idCounts.get(raw);
-    idCounts.set(raw, seen === undefined ? 1 : seen + 1);
-    const id = seen === undefined ? raw : raw + "_" + (seen + 1);
+    let id = raw;
+    if (useMap ? nodes.has(raw) : nodes[raw] !== undefined) {
+      const seen = idCounts.get(raw);
+      const n = seen === undefined ? 2 : seen + 1;
+      idCounts.set(raw, n);
+      id = raw + "_" + n;
+    }
     if (useMap) nodes.set(id, node);
     else nodes[id] = node;
     if (rec.id === id) return false;
