@@ -10,8 +10,9 @@ saves the SOM compile, never the fetch.
 Keys are normalised URLs (fragment dropped, host lower-cased, a trailing ``/`` stripped unless
 the path is ``/``), and ``<url>::selector=<sel>`` for a selector's filtered SOM. Entries live 300
 seconds from their creation (a hit does not extend that); a new key beyond 1000 entries evicts
-the least recently used one, and so does an entry that would take the entries past 256 MiB of
-SOM and side documents (the reference bounds the count only, and one SOM can be megabytes).
+the least recently used one, and so does an entry that would take the entries past 128 MiB of
+SOM JSON and side documents (the reference bounds the count only, and one SOM can be megabytes;
+a parsed SOM takes several times its JSON in memory).
 Pure Python, no browser.
 """
 
@@ -29,7 +30,9 @@ from plasmate_nb.trace.compact import utf8_len
 MAX_ENTRIES = 1000
 TTL_SECONDS = 300.0
 MAX_SIDE_BYTES = 256 * 1024  # effective HTML and the WebMCP catalog are dropped above this
-MAX_HELD_BYTES = 256 * 1024 * 1024  # all entries' SOM, effective HTML and WebMCP bytes together
+# All entries' SOM JSON, effective HTML and WebMCP bytes together (several times that in memory:
+# a SOM is held parsed).
+MAX_HELD_BYTES = 128 * 1024 * 1024
 SELECTOR_MARK = "::selector="
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 
@@ -86,12 +89,7 @@ class CacheEntry:
     created_at: float = 0.0
     last_accessed: float = 0.0
     hit_count: int = 0
-
-    @property
-    def held_bytes(self) -> int:
-        """What the entry holds, for the cache's byte bound: its SOM and side documents."""
-        sides = (self.effective_html, self.webmcp)
-        return self.som_bytes + sum(utf8_len(side) for side in sides if side is not None)
+    held_bytes: int = 0  # its SOM and side documents, set when stored (the byte bound)
 
 
 @dataclass
@@ -108,6 +106,7 @@ class SomCache:
     total_webmcp_bytes_served: int = 0
     total_html_bytes_avoided: int = 0
     _entries: dict[str, CacheEntry] = field(default_factory=dict, repr=False)
+    _held: int = field(default=0, repr=False)  # the entries' held_bytes, summed
 
     # ----- lookups ---------------------------------------------------------------------------------
 
@@ -117,7 +116,7 @@ class SomCache:
         entry = self._entries.get(key)
         if entry is None or now - entry.created_at > self.ttl:
             if entry is not None:
-                del self._entries[key]
+                self._remove(key)
             self.misses += 1
             return None
         if entry.content_hash != digest:
@@ -160,28 +159,33 @@ class SomCache:
     def store(self, key: str, entry: CacheEntry) -> None:
         """Store ``entry`` under ``key``. Replacing never evicts by count; a new key beyond the count
         bound evicts the least recently used entry, and the byte bound evicts as many as it takes
-        (an entry larger than the whole bound is not kept)."""
+        (an entry larger than the whole bound is not kept, nor is the one it replaced)."""
         now = self.clock()
         entry.created_at = entry.last_accessed = now
         for name in ("effective_html", "webmcp"):
             value = getattr(entry, name)
             if value is not None and utf8_len(value) > MAX_SIDE_BYTES:
                 setattr(entry, name, None)
+        sides = (entry.effective_html, entry.webmcp)
+        entry.held_bytes = entry.som_bytes + sum(utf8_len(side) for side in sides if side is not None)
+        if key in self._entries:
+            self._remove(key)  # replaced: its bytes no longer count, nor does it by count
         if entry.held_bytes > self.max_bytes:
-            return  # it alone would pass the byte bound: not kept
-        if key not in self._entries and len(self._entries) >= self.max_entries:
+            return  # it alone would pass the byte bound: not kept (nor is what it replaced)
+        if len(self._entries) >= self.max_entries:
             self._evict_oldest()
-        self._entries.pop(key, None)  # replaced: its bytes no longer count
-        held = sum(e.held_bytes for e in self._entries.values())
-        while held + entry.held_bytes > self.max_bytes:
-            held -= self._evict_oldest()
+        while self._held + entry.held_bytes > self.max_bytes:
+            self._evict_oldest()
         self._entries[key] = entry
+        self._held += entry.held_bytes
 
-    def _evict_oldest(self) -> int:
-        """Evict the least recently used entry (counted); the bytes it held."""
+    def _evict_oldest(self) -> None:
         oldest = min(self._entries, key=lambda k: self._entries[k].last_accessed)
+        self._remove(oldest)
         self.evictions += 1
-        return self._entries.pop(oldest).held_bytes
+
+    def _remove(self, key: str) -> None:
+        self._held -= self._entries.pop(key).held_bytes
 
     # ----- the cache_status payload ------------------------------------------------------------------
 

@@ -75,7 +75,8 @@ def test_lru_eviction_and_replacement() -> None:
 
 def test_held_bytes_are_bounded_and_the_least_recently_used_go_first() -> None:
     """The reference bounds the count only, and one SOM of a large page is megabytes: 1000 of them
-    held gigabytes. The SOM and side documents of all entries together stay within ``max_bytes``."""
+    held gigabytes. The SOM JSON and side documents of all entries together stay within
+    ``max_bytes``, counted as they are stored (a store never measures the other entries again)."""
     clock = Clock()
     cache = SomCache(max_bytes=1000, clock=clock)
     for key in "abc":
@@ -91,6 +92,20 @@ def test_held_bytes_are_bounded_and_the_least_recently_used_go_first() -> None:
     assert cache.evictions == 2
     cache.store("huge", CacheEntry("h", {}, 1001, 1))  # alone past the bound: not kept, nothing evicted
     assert cache.evictions == 2 and cache.lookup("huge", "h") is None and cache.snapshot()["entries"] == 2
+    cache.store("b", CacheEntry("h2", {}, 1001, 1))  # nor kept as a replacement: the old one goes too
+    assert cache.lookup("b", "h") is None and cache.snapshot()["entries"] == 1
+    cache.store("e", CacheEntry("h", {}, 400, 1))  # d's 600 and e's 400: what went counts no more
+    assert cache.evictions == 2 and cache.snapshot()["entries"] == 2
+
+
+def test_an_expired_entry_removed_by_a_lookup_frees_its_bytes() -> None:
+    clock = Clock()
+    cache = SomCache(max_bytes=1000, clock=clock)
+    cache.store("old", CacheEntry("h", {}, 900, 1))
+    clock.now += 301
+    assert cache.lookup("old", "h") is None  # expired: removed
+    cache.store("new", CacheEntry("h", {}, 900, 1))
+    assert cache.evictions == 0 and cache.lookup("new", "h") is not None
 
 
 def test_selector_derivation_counts_like_the_reference() -> None:
