@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 import uuid
@@ -93,6 +94,28 @@ def test_a_named_pipe_among_the_exports_is_a_problem_not_a_hang(tmp_path: Path) 
     assert (report.documents, report.unreadable) == (1, 1)
     with pytest.raises(pnb.TraceFormatError, match="not a regular file"):
         pnb.load_traces(tmp_path)
+
+
+def test_a_pipe_a_process_writes_is_never_opened(tmp_path: Path) -> None:
+    """Opening the pipe let its writer go on into a reader that closed at once: the writer died of
+    SIGPIPE. The readers look before they open, so the writer still waits for its own reader."""
+    os.mkfifo(tmp_path / "live.json")
+    writer = subprocess.Popen(["sh", "-c", "yes | head -c 200000 > live.json"], cwd=tmp_path)
+    try:
+        assert pnb.audit(tmp_path).unreadable == 1
+        _verdicts(tmp_path, "live.json")
+        assert writer.poll() is None  # still waiting: no reader ever opened the pipe
+    finally:
+        # Its own reader, at last. Read-write: the open never waits, nor does a read see an end of
+        # file before the writer has come (this end writes too); a writer already gone is a timeout.
+        descriptor = os.open(tmp_path / "live.json", os.O_RDWR)
+        drained = 0
+        try:
+            while drained < 200_000 and select.select([descriptor], [], [], 30)[0]:
+                drained += len(os.read(descriptor, 65536))
+        finally:
+            os.close(descriptor)
+        assert drained == 200_000 and writer.wait(timeout=30) == 0
 
 
 def test_a_link_to_a_device_that_never_ends_is_refused(tmp_path: Path) -> None:
