@@ -22,7 +22,8 @@ def run_audit(args: argparse.Namespace) -> int:
     >>> run_audit(argparse.Namespace(paths=["traces/"], json=False))
     """
     try:
-        report = audit(*args.paths)
+        # The progress bar only where a person watches: a CI log would collect its redraws.
+        report = audit(*args.paths, progress=None if sys.stderr.isatty() else False)
     except KeyboardInterrupt:
         print("audit interrupted: nothing was reported", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -31,7 +32,12 @@ def run_audit(args: argparse.Namespace) -> int:
         sys.stdout.flush()  # a closed pipe is met here, inside the guard, not at exit
     except BrokenPipeError:
         # The reader has what it wanted. Output still buffered would fail again at exit: it goes nowhere.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(nowhere, sys.stdout.fileno())
+        os.close(nowhere)
+    except KeyboardInterrupt:
+        print("\naudit interrupted: the report above is cut short", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if report.unreadable or report.documents == 0:
         return EXIT_UNREADABLE
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import plasmate_nb as pnb
+from plasmate_nb.analysis import audit_report
 from plasmate_nb.errors import NOT_A_REGULAR_FILE
 from plasmate_nb.trace import TraceLog, compact_json
 
@@ -170,15 +171,21 @@ def test_counters_that_contradict_the_events_are_audit_findings(tmp_path: Path) 
     assert {"retained-events", "counter-invariant"} <= set(report.findings["rule"])
 
 
-def test_audit_shows_progress_when_asked_and_stays_quiet_on_a_small_folder(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_audit_shows_progress_once_it_has_run_a_while_or_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for index in range(3):
         (tmp_path / f"t{index}.json").write_text(_export())
+    monkeypatch.setattr(audit_report, "PROGRESS_AFTER_S", 3600.0)  # an audit that ends before it
     assert pnb.audit(tmp_path).ok
     assert capsys.readouterr().err == ""
     assert pnb.audit(tmp_path, progress=True).ok
     assert "3/3" in capsys.readouterr().err
+    monkeypatch.setattr(audit_report, "PROGRESS_AFTER_S", 0.0)  # one that has run long enough
+    assert pnb.audit(tmp_path).ok
+    assert "3/3" in capsys.readouterr().err
+    assert pnb.audit(tmp_path, progress=False).ok
+    assert capsys.readouterr().err == ""
 
 
 def test_an_interrupted_cli_audit_says_so_without_a_traceback(
@@ -187,12 +194,40 @@ def test_an_interrupted_cli_audit_says_so_without_a_traceback(
     from plasmate_nb import cli
     from plasmate_nb.analysis import audit_cli
 
-    def interrupted(*_: object) -> None:
+    def interrupted(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(audit_cli, "audit", interrupted)
     assert cli.main(["audit", "traces/"]) == audit_cli.EXIT_INTERRUPTED
     assert capsys.readouterr().err == "audit interrupted: nothing was reported\n"
+
+
+def test_a_cli_audit_interrupted_while_it_prints_says_so_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from plasmate_nb import cli
+    from plasmate_nb.analysis import audit_cli
+
+    (tmp_path / "a.json").write_text(_export())
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(audit_cli, "_print", interrupted)
+    assert cli.main(["audit", str(tmp_path)]) == audit_cli.EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "\naudit interrupted: the report above is cut short\n"
+
+
+def test_the_cli_draws_no_progress_bar_where_no_one_watches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from plasmate_nb import cli
+
+    for index in range(3):
+        (tmp_path / f"t{index}.json").write_text(_export())
+    monkeypatch.setattr(audit_report, "PROGRESS_AFTER_S", 0.0)  # a bar would show at once
+    assert cli.main(["audit", str(tmp_path)]) == 0  # stderr is captured: not a terminal
+    assert "3/3" not in capsys.readouterr().err
 
 
 def _cli(*args: str, **options: object) -> subprocess.CompletedProcess[str]:

