@@ -3,24 +3,27 @@
 The reference's worker hands back ``String(value)`` (objects JSON-stringified) and serde_json
 reads that text back (docs/contract.md#answers): "undefined" and "" are null, text that parses as
 JSON is that value, anything else stays a string. serde_json reads an integer as one when it fits
-64 bits (signed or not) and as a float otherwise, refuses a number no float can hold (the text
-then stays a string), and writes floats in its own layout (``serde_floats``). Python's ``json``
-does none of that: left to it, ``"1e400"`` came back as a bare ``Infinity``, which no JSON parser
-takes.
+64 bits (signed or not) and as a float otherwise (``-0`` as the float ``-0.0``), and refuses a
+number no float can hold, a lone surrogate escape and nesting 128 deep: the text then stays a
+string. It writes floats in its own layout (``serde_floats``). Python's ``json`` does none of that:
+left to it, ``"1e400"`` came back as a bare ``Infinity``, which no JSON parser takes.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
-from plasmate_nb.trace.compact import compact_json, serde_floats
+from plasmate_nb.trace.compact import compact_json, not_text_at, serde_floats
 
 _INTEGERS = (-(2**63), 2**64 - 1)  # what serde_json reads as an integer: i64 or u64
 _JS_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 _JS_EXPONENT_FROM = 1e21  # from here on, String(number) writes an exponent
+_SERDE_DEPTH = 128  # serde_json refuses arrays and objects nested this deep
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def map_evaluate_result(value: Any) -> Any:
@@ -39,18 +42,22 @@ def map_evaluate_result(value: Any) -> Any:
             return _serde_integer(str(int(Decimal(repr(value)))))  # String() writes the short digits
         return value
     if isinstance(value, int):  # a number with an integer value, or a BigInt
+        digits = format(Decimal(value), "f")  # any length (str() stops at 4,300 digits)
         try:
-            return _serde_integer(str(value))
+            return _serde_integer(digits)
         except ValueError:
-            return str(value)  # no float holds it: serde_json refuses it, the text stays
+            return digits  # no float holds it: serde_json refuses it, the text stays
     if not isinstance(value, str):
         return value
     if value in ("undefined", ""):
         return None
     try:
-        return json.loads(value, parse_constant=_not_json, parse_int=_serde_integer, parse_float=_finite)
+        parsed = json.loads(value, parse_constant=_not_json, parse_int=_serde_integer, parse_float=_finite)
     except (ValueError, RecursionError):
         return value
+    if _too_deep(parsed, value) or (_SURROGATE_ESCAPE.search(value) and not_text_at(parsed) is not None):
+        return value
+    return parsed
 
 
 def evaluate_answer_text(payload: Any) -> str:
@@ -59,6 +66,8 @@ def evaluate_answer_text(payload: Any) -> str:
 
 
 def _serde_integer(text: str) -> int | float:
+    if text == "-0":
+        return -0.0
     number = int(text)
     if _INTEGERS[0] <= number <= _INTEGERS[1]:
         return number
@@ -73,6 +82,22 @@ def _finite(text: str) -> float:
     if not math.isfinite(number):
         raise ValueError("number out of range")
     return number
+
+
+def _too_deep(parsed: Any, text: str) -> bool:
+    """Whether ``parsed`` nests arrays and objects ``_SERDE_DEPTH`` deep (``text`` is its JSON:
+    fewer brackets than that cannot)."""
+    if text.count("[") + text.count("{") < _SERDE_DEPTH:
+        return False
+    level: list[Any] = [parsed]  # the values at one depth (the text's own value is at 1)
+    for _ in range(_SERDE_DEPTH - 1):
+        level = [
+            inner
+            for item in level
+            if isinstance(item, dict | list)
+            for inner in (item.values() if isinstance(item, dict) else item)
+        ]
+    return any(isinstance(item, dict | list) for item in level)
 
 
 def _not_json(constant: str) -> Any:

@@ -68,6 +68,10 @@ def _strict_json(text: str) -> Any:
         ("'1e400'", "1e400", '"1e400"'),
         ("'[1, -1e400]'", "[1, -1e400]", '"[1, -1e400]"'),
         ("'1' + '0'.repeat(400)", "1" + "0" * 400, '"1' + "0" * 400 + '"'),
+        ("'-0'", -0.0, "-0.0"),  # serde_json reads the text -0 as the float -0.0
+        # serde_json refuses a lone surrogate escape and nesting 128 deep: the text stays a string
+        ("'\"\\\\ud800\"'", '"\\ud800"', '"\\"\\\\ud800\\""'),
+        ("'['.repeat(128) + ']'.repeat(128)", "[" * 128 + "]" * 128, '"' + "[" * 128 + "]" * 128 + '"'),
     ],
 )
 async def test_evaluate_answers_numbers_as_the_references_json_reader_and_writer_do(
