@@ -596,8 +596,11 @@ def not_utf8(byte: int) -> str:
     return f"not UTF-8 text (byte {byte})"
 
 
-def not_one_export_source(kind: str) -> str:
-    """``load_trace`` was given something that is none of the things it reads (``kind`` is its type)."""
+def not_an_export_source(kind: str, reader: str) -> str:
+    """``reader`` (``load_trace`` or ``load_traces``) was given something that is none of the things
+    it reads (``kind`` is its type)."""
+    if reader == "load_traces":
+        return f"load_traces reads exports: a folder, or file paths, JSON texts or dicts, not `{kind}` among them"
     hint = " (for several exports, use pnb.load_traces)" if kind in ("list", "tuple", "set") else ""
     return f"load_trace reads one export: a file path, JSON text or a dict, not `{kind}`{hint}"
 

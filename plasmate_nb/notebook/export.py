@@ -551,11 +551,11 @@ def is_json_text(source: object) -> TypeGuard[str]:
         return True
 
 
-def _parse(source: str | Path | dict[str, Any]) -> tuple[Any, str | None]:
+def _parse(source: str | Path | dict[str, Any], reader: str = "load_trace") -> tuple[Any, str | None]:
     if isinstance(source, dict):
         return source, None
     if not isinstance(source, str | os.PathLike):
-        raise TypeError(errors.not_one_export_source(type(source).__name__))
+        raise TypeError(errors.not_an_export_source(type(source).__name__, reader))
     if is_json_text(source):
         label = _JSON_TEXT
         text = source
@@ -667,7 +667,7 @@ def load_traces(
     merged: dict[str, list[Any]] = {name: [] for name in EVENT_COLUMNS}
     spans: list[tuple[str | None, int, int]] = []  # each document's rows, for naming a failing one
     for source in sources:
-        document, label = _parse(source)
+        document, label = _parse(source, "load_traces")
         document = _unwrap_close_payload(document)
         if validate == "full" or not _plain_envelope(document):
             _validate(document, label)

@@ -163,6 +163,8 @@ def test_load_trace_says_what_it_reads_when_given_something_else() -> None:
         nb.load_trace(["a.json", "b.json"])
     with pytest.raises(TypeError, match=r"not `int`$"):
         nb.load_trace(5)
+    with pytest.raises(TypeError, match=r"^load_traces reads exports: .* not `list` among them$"):
+        nb.load_traces([["a.json"]])
 
 
 @pytest.mark.parametrize("backend", ["scripted"])  # a reader of files: one backend makes them
