@@ -26,13 +26,10 @@ from typing import Any
 
 from plasmate_nb.errors import invalid_field_type, invalid_type, invalid_value, missing_field
 from plasmate_nb.tools.catalogue import TOOLS_BY_NAME, ToolSpec
-from plasmate_nb.tools.stateless_arguments import USIZE_MAX
 from plasmate_nb.trace import InvalidArguments
-from plasmate_nb.trace.arguments import json_kind
+from plasmate_nb.trace.arguments import SERDE_INTEGERS, json_kind
 
 _ENFORCED = frozenset({"type", "required", "items"})
-# The serde integer types of the reference's argument structs, where a range is refused.
-INTEGER_RANGES = {"i32": (-(2**31), 2**31 - 1), "usize": (0, USIZE_MAX)}
 INTEGER_WIDTHS: dict[str, dict[str, str]] = {"scroll": {"pixels": "i32"}, "fetch_page": {"budget": "usize"}}
 _JSON_TYPE_NAMES = {
     "string": "a string",
@@ -77,7 +74,7 @@ def _in_range(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         value = arguments.get(name)
         if value is None:
             continue
-        low, high = INTEGER_RANGES[width]
+        low, high = SERDE_INTEGERS[width]
         if not low <= value <= high:
             raise InvalidArguments(invalid_value("integer", f"{width} for `{name}`"))
         arguments[name] = int(value)

@@ -17,13 +17,11 @@ from typing import Any, Literal
 
 from plasmate_nb.errors import invalid_type, invalid_value, missing_field, unknown_field
 from plasmate_nb.trace import InvalidArguments
-from plasmate_nb.trace.arguments import json_kind
+from plasmate_nb.trace.arguments import SERDE_INTEGERS, json_kind
 
 Kind = Literal["string", "boolean", "usize", "u32", "u64"]
 _REQUIRED = object()
 _OPTIONAL = object()
-USIZE_MAX = 2**64 - 1  # the reference's usize, on the 64-bit targets it ships for
-_MAXIMA = {"usize": USIZE_MAX, "u32": 2**32 - 1, "u64": USIZE_MAX}
 _EXPECTED = {"string": "a string", "boolean": "a boolean"}
 
 
@@ -92,7 +90,8 @@ def _convert(spec: Field, value: Any) -> Any:
         return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidArguments(invalid_type(json_kind(value), spec.kind))
-    if value < 0 or value > _MAXIMA[spec.kind]:
+    low, high = SERDE_INTEGERS[spec.kind]
+    if not low <= value <= high:
         raise InvalidArguments(invalid_value("integer", spec.kind))
     return value
 

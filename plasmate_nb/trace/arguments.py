@@ -25,7 +25,14 @@ from .compact import clean_text, truncate_utf8, utf8_len
 from .constants import MAX_HANDLE_BYTES
 
 INVALID_ARGUMENTS = "Invalid arguments: "
-_U64_MAX = 2**64 - 1
+# The serde integer types of the reference's argument structs: the values each holds (usize on the
+# 64-bit targets the reference ships for).
+SERDE_INTEGERS = {
+    "i32": (-(2**31), 2**31 - 1),
+    "u32": (0, 2**32 - 1),
+    "u64": (0, 2**64 - 1),
+    "usize": (0, 2**64 - 1),
+}
 _HANDLE_FIELDS = ("session_id",)
 _REPLAY_FIELDS = ("session_id", "trace_id", "sequence", "confirmed")
 _REPLAY_REQUIRED = ("session_id", "trace_id", "sequence")
@@ -135,7 +142,8 @@ def _boolean(value: Any) -> bool:
 def _u64(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _invalid_type(value, "u64")
-    if value < 0 or value > _U64_MAX:
+    low, high = SERDE_INTEGERS["u64"]
+    if not low <= value <= high:
         raise InvalidArguments(invalid_value("integer", "u64"))
     return value
 

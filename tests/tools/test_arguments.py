@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from plasmate_nb.tools.arguments import INTEGER_RANGES, INTEGER_WIDTHS, check_arguments
+from plasmate_nb.tools.arguments import INTEGER_WIDTHS, check_arguments
 from plasmate_nb.tools.catalogue import TOOLS, TOOLS_BY_NAME
 from plasmate_nb.trace import InvalidArguments
+from plasmate_nb.trace.arguments import SERDE_INTEGERS
 
 JSON = st.recursive(
     st.none()
@@ -54,7 +55,7 @@ def verdict(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> boo
     if not jsonschema_verdict(schema, arguments):
         return False
     for name, width in INTEGER_WIDTHS.get(tool, {}).items():
-        low, high = INTEGER_RANGES[width]
+        low, high = SERDE_INTEGERS[width]
         if arguments.get(name) is not None and not low <= arguments[name] <= high:
             return False
     return True
