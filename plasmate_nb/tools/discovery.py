@@ -128,12 +128,9 @@ class _LinkFinder(HTMLParser):
     handle_startendtag = handle_starttag
 
     def parse_marked_section(self, i: int, report: bool = True) -> int:
-        # "<![" without a known section name: the standard library's parser raises, a browser
-        # reads a bogus comment up to the next ">".
-        try:
-            return super().parse_marked_section(i, report)
-        except AssertionError:
-            return self.parse_bogus_comment(i)
+        # A browser reads every "<![" in HTML content ("<![CDATA[", "<![endif]") as a bogus comment
+        # up to the next ">"; the standard library's parser looks for "]]>" or raises.
+        return self.parse_bogus_comment(i)
 
 
 def html_references(html: str) -> list[str]:

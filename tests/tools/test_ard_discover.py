@@ -396,6 +396,17 @@ async def test_a_bogus_marked_section_is_read_as_a_browser_reads_it(
         assert report["sources"][1]["candidates"] == [server.url("/c.json")]
 
 
+@pytest.mark.parametrize(
+    "section",
+    ["<![CDATA[ > ", "<![endif]-->", "<![ x ]>"],
+    ids=["cdata", "endif-without-end", "nameless"],
+)
+def test_every_marked_section_ends_at_the_next_angle_bracket_as_in_a_browser(section: str) -> None:
+    # In HTML content a browser reads "<![" as a bogus comment up to the first ">": the link after
+    # it counts. The standard library's parser read on to "]]>" (or to the end, never closed).
+    assert html_references(section + '<link rel="ai-catalog" href="/c.json"> ]]>') == ["/c.json"]
+
+
 def big_catalog(name: str) -> str:
     """128 entries, each with three optional values and 64 tags: about 160 KB."""
     tags = [f"tag-{j:010d}" for j in range(64)]
