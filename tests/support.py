@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -61,3 +62,14 @@ async def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, what: 
         if loop.time() >= deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
         await asyncio.sleep(0.02)
+
+
+def wait_until_here(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "the condition") -> Any:
+    """``wait_until`` for a test outside any event loop (the sync ``Session``'s work runs on its
+    own loop's thread): poll ``predicate`` on this thread until it is truthy."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.02)
+    return value

@@ -116,6 +116,8 @@ class NavigationWatch:
             self.failed = self.failed or self.http_failed
 
     def _on_document(self, response: Response) -> None:
+        # Apart from _on_response: ``take`` hands that one goto's answer again, which may be older
+        # than a document a later navigation brought.
         if _top_level(response.request):
             self.document = response
 

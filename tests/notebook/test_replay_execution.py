@@ -3,9 +3,7 @@ on the embedded engine with the operator's opt-in ``Session(replay_execution=Tru
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -13,6 +11,7 @@ import plasmate_nb as pnb
 from plasmate_nb import errors
 from plasmate_nb.client import InProcessTransport, ToolError
 from plasmate_nb.client.embedded import embedded_dispatcher
+from tests.support import wait_until_here
 
 SECRET = "pa55-Phrase"
 
@@ -134,15 +133,6 @@ def test_without_execution_the_panel_never_shows_execute(fixture_server: str) ->
         panel.stop()
 
 
-def _until(predicate: Callable[[], Any], timeout: float = 30.0) -> Any:
-    """Poll ``predicate`` until it is truthy (a button's work runs on the session's loop)."""
-    deadline = time.monotonic() + timeout
-    while not (value := predicate()):
-        assert time.monotonic() < deadline, "the panel never showed it"
-        time.sleep(0.01)
-    return value
-
-
 def test_a_button_whose_call_fails_says_why_in_the_panel(executing: pnb.Session) -> None:
     """A press's work runs on the session's loop, where an exception reached no one: the panel
     kept its old output and Execute stayed disabled, so the button seemed to do nothing."""
@@ -156,7 +146,7 @@ def test_a_button_whose_call_fails_says_why_in_the_panel(executing: pnb.Session)
     embedded_dispatcher().replay_execution = False  # the operator turns execution off meanwhile
     shown = panel.output.value
     panel.execute_button.click()
-    _until(lambda: panel.output.value != shown)
+    wait_until_here(lambda: panel.output.value != shown, 30, "the panel to show the failure")
     assert "replay_execute" in panel.output.value and "Traceback" not in panel.output.value
     assert not panel.validate_button.disabled  # the panel can be used again
     panel.stop()
