@@ -261,7 +261,7 @@ def _path(path: Path) -> Iterator[_Unreadable | Path]:
         yield path
         return
     # Whatever is not a folder is listed (a link to nothing, a pipe): reading it says why it is
-    # unreadable, as fleet says it (skipped, it went uncounted).
+    # unreadable, in fleet's words. Skipped, it would go uncounted.
     files = sorted({f for pattern in _FILE_PATTERNS for f in path.rglob(pattern) if not f.is_dir()})
     if not files:
         yield _Unreadable(file_label(path), "the folder holds no *.json or *.jsonl file")
