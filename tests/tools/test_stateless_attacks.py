@@ -308,3 +308,22 @@ async def test_charset_lies_and_broken_bytes_are_read_as_a_browser_reads_them(
         for tool in ("extract_text", "extract_links", "fetch_page"):
             result = await dispatcher.call(tool, {"url": server.url("/")})
             assert not result.is_error, result.text
+
+
+async def test_a_navigation_that_leaves_the_document_does_not_vouch_for_it(dispatcher: Dispatcher) -> None:
+    """A 204 answer to the page's own reload leaves the document as it was, at the same URL: its
+    empty body vouched for every later edition of the page, which the cache then answered stale."""
+    served = [0]
+
+    def page(_path: str) -> Answer:
+        served[0] += 1
+        if served[0] % 2 == 0:
+            return Answer(204, "")
+        edition = served[0] // 2 + 1
+        reload_once = "<script>onload = () => { if (!sessionStorage.done) { sessionStorage.done = 1; location.reload(); } };</script>"
+        return Answer(200, f"<title>t</title><p>edition {edition}</p>{reload_once}")
+
+    with scripted({"/page": page}) as server:
+        texts = [(await dispatcher.call("extract_text", {"url": server.url("/page")})).text for _ in range(2)]
+        assert served[0] == 4  # each call: the page, then its reload answered 204
+    assert texts == ["t\n\nedition 1", "t\n\nedition 2"]
