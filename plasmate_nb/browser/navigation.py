@@ -24,7 +24,7 @@ from plasmate_nb.errors import (
     reduce_url,
     scheme_not_allowed,
 )
-from plasmate_nb.som import next_frame
+from plasmate_nb.som import document_loaded, next_frame
 
 TUNNEL_FAILED = "net::ERR_TUNNEL_CONNECTION_FAILED"
 ABORTED = "net::ERR_ABORTED"
@@ -32,6 +32,7 @@ FAILED = "net::ERR_FAILED"  # Chromium's generic failure: what its error page st
 # An error status with an empty body: Chromium shows its own error page and fails the navigation.
 HTTP_STATUS_FAILED = "net::ERR_HTTP_RESPONSE_CODE_FAILURE"
 STOP_SECONDS = 2.0  # how long a timed-out navigation's stop may take
+NO_DOCUMENT_STATUSES = (204, 205)  # an answer to a navigation that leaves the page as it was
 
 
 class NavigationWatch:
@@ -54,6 +55,11 @@ class NavigationWatch:
         self.failed: str | None = None
         self.http_failed: str | None = None  # the site's own error status (``HTTP error <status>: …``)
         self.document: Response | None = None  # the latest top-level response, in arrival order
+        # A navigation the page started after a document came, then abandoned (a download, a 204):
+        # Playwright then never reports that document's load (``stranded``).
+        self.stranded = asyncio.Event()
+        self._responses: list[Response] = []  # top-level, since reset
+        self._abandoned: set[Request] = set()
         page.on("request", self._on_request)
         page.on("response", self._on_response)
         page.on("response", self._on_document)
@@ -65,6 +71,9 @@ class NavigationWatch:
         self._urls.clear()
         self.forget_pending()
         self.blocked = self.failed = self.http_failed = None
+        self.stranded.clear()
+        self._responses.clear()
+        self._abandoned.clear()
 
     def forget_pending(self) -> None:
         """A navigation still unanswered from before is not this action's: forget it, so one
@@ -120,12 +129,29 @@ class NavigationWatch:
         # than a document a later navigation brought.
         if _top_level(response.request):
             self.document = response
+            self._responses.append(response)
+            if response.status in NO_DOCUMENT_STATUSES:
+                self._abandon(response.request)
+
+    def _abandon(self, request: Request) -> None:
+        self._abandoned.add(request)
+        if any(r.request not in self._abandoned for r in self._responses):
+            self.stranded.set()
+
+    def shown(self, url: str) -> Response | None:
+        """The latest top-level response since :meth:`reset` that brought a document at ``url``."""
+        for response in reversed(self._responses):
+            if response.request not in self._abandoned and response.url == url:
+                return response
+        return None
 
     def _on_failed(self, request: Request) -> None:
         if not _top_level(request):
             return
         self._settled(request)
         failure = request.failure
+        if failure == ABORTED:
+            self._abandon(request)
         if failure == TUNNEL_FAILED:
             self._match_refusal([request.url])
         # A tunnel the gate could not open (HTTPS to an unreachable host, no refusal behind it), or
@@ -205,7 +231,7 @@ async def goto(
         raise ActionError(failed_to_fetch(where, outbound_blocked(str(violation)))) from None
     watch.reset()
     try:
-        response = await _goto_once_more_if_interrupted(page, url, timeout)
+        response = await _loaded(page, url, timeout, watch)
     except (PlaywrightError, TimeoutError) as error:
         if is_timeout(error):
             # Bounded: a renderer too busy to load (a script that never yields) may not answer.
@@ -248,6 +274,36 @@ async def stop_loading(page: Page) -> None:
                 await cdp.detach()
 
 
+async def _loaded(page: Page, url: str, timeout: float, watch: NavigationWatch) -> Response | None:
+    """``page.goto`` to the load event, or the document it brought once that has loaded, when a
+    navigation the page then started was abandoned (a "your download starts now" page, a 204):
+    Playwright never reports that document's load, and the goto would wait out its timeout."""
+    going = asyncio.ensure_future(_goto_once_more_if_interrupted(page, url, timeout))
+    stranded = asyncio.ensure_future(_stranded_document(page, watch))
+    try:
+        await asyncio.wait((going, stranded), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (going, stranded):
+            task.cancel()
+        await asyncio.gather(going, stranded, return_exceptions=True)
+    if going.done() and not going.cancelled():
+        return going.result()
+    return stranded.result()
+
+
+async def _stranded_document(page: Page, watch: NavigationWatch) -> Response:
+    """Never fails: when the document goes, or the page shows none of this navigation's, it waits
+    for the next abandoned navigation (the goto decides meanwhile)."""
+    while True:
+        await watch.stranded.wait()
+        with contextlib.suppress(PlaywrightError):
+            await document_loaded(page)
+            shown = watch.shown(page.url)
+            if shown is not None:
+                return shown
+        watch.stranded.clear()
+
+
 async def _goto_once_more_if_interrupted(page: Page, url: str, timeout: float):
     # A late error page from an earlier refused download or blocked request can cut into a
     # fresh navigation; one retry gets past it.
@@ -269,7 +325,11 @@ async def settle(page: Page, timeout: float, watch: NavigationWatch | None = Non
     for _ in range(2):  # a second round when a navigation replaced the document mid-wait
         remaining = max(0.001, deadline - loop.time())
         with contextlib.suppress(PlaywrightError, TimeoutError):
-            await page.wait_for_load_state("load", timeout=remaining * 1000)
+            if watch is not None and watch.stranded.is_set():  # Playwright never reports this load
+                async with asyncio.timeout(remaining):
+                    await document_loaded(page)
+            else:
+                await page.wait_for_load_state("load", timeout=remaining * 1000)
         remaining = max(0.001, deadline - loop.time())
         try:
             # A navigation a script started reaches the browser (and so the watch) within the

@@ -12,6 +12,7 @@ from plasmate_nb.som.tree import (
 from plasmate_nb.som.world import (
     NOT_CONNECTED,
     crashed_at,
+    document_loaded,
     next_frame,
     prepare_actions,
     register_engine,
@@ -27,6 +28,7 @@ __all__ = [
     "SomCompileError",
     "compile_page",
     "crashed_at",
+    "document_loaded",
     "elements_table_rows",
     "find_element",
     "iter_elements",

@@ -67,6 +67,13 @@ NEXT_FRAME_JS = (
     " setTimeout(resolve, 0); requestAnimationFrame(resolve); }))"
 )
 
+# Resolves once the document has loaded (its load event, or already past it): read in this world,
+# where the page cannot redefine document.readyState or stop the event reaching us.
+LOADED_JS = (
+    "document.readyState === 'complete' ? 0 :"
+    " new Promise(resolve => addEventListener('load', () => resolve(0), {once: true}))"
+)
+
 T = TypeVar("T")
 
 _registered: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -243,18 +250,24 @@ class IsolatedWorld:
         (``NEXT_FRAME_JS``), timed from this world: a page that replaces ``requestAnimationFrame``
         or ``setTimeout`` in its own world cannot stall or skip the wait. Raises PlaywrightError
         when the document goes meanwhile."""
+        await self._awaited(NEXT_FRAME_JS, "the frame wait")
+
+    async def loaded(self) -> None:
+        """Resolve once the document has loaded (``LOADED_JS``); PlaywrightError when it goes first."""
+        await self._awaited(LOADED_JS, "the load wait")
+
+    async def _awaited(self, promise: str, what: str) -> None:
         context = await self._context_id()
         try:
             answer = await self._cdp.send(
-                "Runtime.evaluate",
-                {"expression": NEXT_FRAME_JS, "uniqueContextId": context, "awaitPromise": True},
+                "Runtime.evaluate", {"expression": promise, "uniqueContextId": context, "awaitPromise": True}
             )
         except PlaywrightError:
             if self._context == context:  # gone before its event came: look it up next time
                 self._context = None
             raise
         if "exceptionDetails" in answer:
-            raise PlaywrightError("the frame wait failed in the isolated world")
+            raise PlaywrightError(f"{what} failed in the isolated world")
 
     async def locate(self, key: int, element_id: str) -> Locator | None:
         """A locator for the element kept under ``element_id`` by compile ``key`` (None for a
@@ -303,3 +316,8 @@ async def next_frame(page: Page) -> None:
     """Wait for the page's next animation frame and a task after it, out of the page's reach
     (``IsolatedWorld.next_frame``)."""
     await (await world_of(page)).next_frame()
+
+
+async def document_loaded(page: Page) -> None:
+    """Wait until the page's document has loaded, out of the page's reach (``IsolatedWorld.loaded``)."""
+    await (await world_of(page)).loaded()

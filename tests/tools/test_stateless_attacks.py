@@ -327,3 +327,38 @@ async def test_a_navigation_that_leaves_the_document_does_not_vouch_for_it(dispa
         texts = [(await dispatcher.call("extract_text", {"url": server.url("/page")})).text for _ in range(2)]
         assert served[0] == 4  # each call: the page, then its reload answered 204
     assert texts == ["t\n\nedition 1", "t\n\nedition 2"]
+
+
+# ----- a page that sends the browser on to no document -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        Answer(200, b"PK", "application/zip", headers={"Content-Disposition": "attachment; filename=a.zip"}),
+        Answer(204, ""),
+    ],
+    ids=["download", "no-content"],
+)
+async def test_a_page_that_sends_the_browser_on_to_no_document_loads(
+    dispatcher: Dispatcher, target: Answer
+) -> None:
+    """ "Your download starts now": the page's own script navigates, while it loads, to a file
+    (or a 204). Chromium abandons that navigation and shows the page, loaded, but Playwright never
+    reports its load: every tool waited out the navigation timeout and failed."""
+    page = "<title>Thanks</title><p>Your download starts now.</p><script>location.href = '/file';</script>"
+    with scripted({"/thanks": Answer(200, page), "/file": target, "/other": Answer(200, page)}) as server:
+        text = await dispatcher.call("extract_text", {"url": server.url("/thanks")})
+        assert (text.is_error, text.text) == (False, "Thanks\n\nYour download starts now.")
+        opened = await dispatcher.call("open_page", {"url": server.url("/thanks")})
+        assert not opened.is_error, opened.text
+        answer = json.loads(opened.text)
+        assert (answer["title"], answer["url"]) == ("Thanks", server.url("/thanks"))
+        moved = await dispatcher.call(
+            "navigate_to", {"session_id": answer["session_id"], "url": server.url("/other")}
+        )
+        assert not moved.is_error and json.loads(moved.text)["url"] == server.url("/other")
+        await dispatcher.call("close_page", {"session_id": answer["session_id"]})
+        # Sent straight to the file, there is no page: that still fails, at once.
+        refused = await dispatcher.call("extract_text", {"url": server.url("/file")})
+        assert refused.is_error and "Timeout" not in refused.text
