@@ -68,7 +68,8 @@ NEXT_FRAME_JS = (
 )
 
 # Resolves once the document has loaded (its load event, or already past it): read in this world,
-# where the page cannot redefine document.readyState or stop the event reaching us.
+# where the page cannot redefine document.readyState. (A page that stops the load event's
+# propagation can keep the listener waiting: the navigation's own timeout then decides.)
 LOADED_JS = (
     "document.readyState === 'complete' ? 0 :"
     " new Promise(resolve => addEventListener('load', () => resolve(0), {once: true}))"
