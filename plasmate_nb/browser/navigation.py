@@ -54,11 +54,10 @@ class NavigationWatch:
         self.blocked: str | None = None
         self.failed: str | None = None
         self.http_failed: str | None = None  # the site's own error status (``HTTP error <status>: …``)
-        self.document: Response | None = None  # the latest top-level response, in arrival order
         # A navigation the page started after a document came, then abandoned (a download, a 204):
         # Playwright then never reports that document's load (``stranded``).
         self.stranded = asyncio.Event()
-        self._responses: list[Response] = []  # top-level, since reset
+        self._responses: list[Response] = []  # top-level, since reset, in arrival order
         self._abandoned: set[Request] = set()
         page.on("request", self._on_request)
         page.on("response", self._on_response)
@@ -128,7 +127,6 @@ class NavigationWatch:
         # Apart from _on_response: ``take`` hands that one goto's answer again, which may be older
         # than a document a later navigation brought.
         if _top_level(response.request):
-            self.document = response
             self._responses.append(response)
             if response.status in NO_DOCUMENT_STATUSES:
                 self._abandon(response.request)
@@ -139,9 +137,10 @@ class NavigationWatch:
             self.stranded.set()
 
     def shown(self, url: str) -> Response | None:
-        """The latest top-level response since :meth:`reset` that brought a document at ``url``."""
+        """The latest top-level response since :meth:`reset` that brought a document at ``url``
+        (the page's URL: a fragment the response's lacks is the same document)."""
         for response in reversed(self._responses):
-            if response.request not in self._abandoned and response.url == url:
+            if response.request not in self._abandoned and same_document(response.url, url):
                 return response
         return None
 
@@ -190,6 +189,11 @@ class NavigationWatch:
         refused on the same origin did load."""
         self._match_refusal(self._urls)
         return self.blocked
+
+
+def same_document(url: str, other: str) -> bool:
+    """Whether two URLs name one document: they differ at most in their fragments."""
+    return url.partition("#")[0] == other.partition("#")[0]
 
 
 def off_the_web(url: str) -> ErrorText | None:

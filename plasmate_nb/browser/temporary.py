@@ -23,7 +23,14 @@ from plasmate_nb.browser.created import close_quietly, within
 from plasmate_nb.browser.errors import ActionError
 from plasmate_nb.browser.memory import RendererMemoryGuard, stopped_reason
 from plasmate_nb.browser.messages import describe, is_timeout
-from plasmate_nb.browser.navigation import NavigationWatch, answer_dialog, goto, off_the_web, settle
+from plasmate_nb.browser.navigation import (
+    NavigationWatch,
+    answer_dialog,
+    goto,
+    off_the_web,
+    same_document,
+    settle,
+)
 from plasmate_nb.errors import (
     ErrorText,
     failed_to_fetch,
@@ -156,19 +163,17 @@ async def _loaded(
             raise PageFetchFailed(failed_to_fetch(reduce_url(url), left), left)
         # The page's own navigations after the load (a script, a meta refresh) may have replaced
         # the document the first response brought: the body must be of the one the page shows.
-        document = watch.document or response
+        document = watch.shown(page.url)
+        if document is None and response is not None and same_document(response.url, page.url):
+            document = response  # its event not heard yet
         source = None
-        if document is not None and _without_fragment(document.url) == _without_fragment(page.url):
+        if document is not None:
             with contextlib.suppress(PlaywrightError, TimeoutError):
                 async with asyncio.timeout(engine.config.action_timeout):
                     source = await document.body()
         yield LoadedPage(page, page.url, source, engine.config.action_timeout, engine.memory_guard)
     finally:
         await close_quietly(context)
-
-
-def _without_fragment(url: str) -> str:
-    return url.partition("#")[0]
 
 
 def _timed_out(url: str, seconds: float) -> PageFetchFailed:

@@ -350,6 +350,9 @@ async def test_a_page_that_sends_the_browser_on_to_no_document_loads(
     with scripted({"/thanks": Answer(200, page), "/file": target, "/other": Answer(200, page)}) as server:
         text = await dispatcher.call("extract_text", {"url": server.url("/thanks")})
         assert (text.is_error, text.text) == (False, "Thanks\n\nYour download starts now.")
+        # The page's URL then holds the fragment its response's does not: the same document.
+        text = await dispatcher.call("extract_text", {"url": server.url("/thanks#start")})
+        assert (text.is_error, text.text) == (False, "Thanks\n\nYour download starts now.")
         opened = await dispatcher.call("open_page", {"url": server.url("/thanks")})
         assert not opened.is_error, opened.text
         answer = json.loads(opened.text)
