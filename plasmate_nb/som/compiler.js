@@ -1751,7 +1751,7 @@
       doc: null, observer: null, pending: [], overflow: false, valid: false, epoch: 0,
       memos: new WeakMap(), dirtyAt: new WeakMap(), deepAt: new WeakMap(), insertedAt: new WeakMap(), labels: new WeakMap(),
       refs: new WeakSet(), refPath: new WeakSet(), refIds: { __proto__: null },
-      roots: [], observed: new WeakSet(), live: new WeakMap(),
+      roots: [], observed: new WeakSet(), liveEls: [], liveStates: [], liveRoots: 0, liveKept: false, undefinedRoots: 0, undefinedKept: false, data: null, dataKept: false,
       style: null, sheetFlags: null, flags: null, conditional: false, media: "", moving: [], html: new WeakMap(), hrefKeys: { __proto__: null }, hrefCount: 0, spare: null, view: "", undefinedElements: [], readers: [], readerSet: new WeakSet(), readerValues: [], origin: "", url: "", focusKey: null,
       full: 0, incremental: 0, fallbacks: 0,
     };
@@ -1831,12 +1831,33 @@
     }
     return true;
   }
-  function replayItems(items, out) {
+  // A memo of at most FLAT_EVENTS events (a section of a page, a card) replays them from one list,
+  // made at its first replay: most of a recompile is replaying such memos, and walking their
+  // nested lists cost more than the events themselves. The bound keeps the lists linear in the page.
+  const FLAT_EVENTS = 64;
+  function replayMemo(m, out) {
+    if (m.flat === undefined) m.flat = flatEvents(m.items, []);
+    const flat = m.flat;
+    if (flat !== null) {
+      for (let i = 0; i < flat.length; i++) replayEvent(flat[i], out);
+      return;
+    }
+    const items = m.items;
     for (let i = 0; i < items.length; i++) {
       const it = items[i];
-      if (it.items !== undefined) replayItems(it.items, out);
+      if (it.items !== undefined) replayMemo(it, out);
       else replayEvent(it, out);
     }
+  }
+  // The events of `items` in order, nested memos' included; null past FLAT_EVENTS.
+  function flatEvents(items, out) {
+    for (let i = 0; i < items.length; i++) {
+      const it = items[i];
+      if (it.items === undefined) add(out, it);
+      else if (flatEvents(it.items, out) === null) return null;
+      if (out.length > FLAT_EVENTS) return null;
+    }
+    return out;
   }
   function replayEvent(ev, out) {
     const ids = ev.ids;
@@ -1860,7 +1881,7 @@
       if (m !== undefined && m.kind === kind && m.path === path && m.inert === a && m.fs === fs &&
         m.root === scope.root && m.scoped === scoped && m.budgeted === budgeted && m.mainMode === mainMode &&
         (!m.usesPara || m.paraZero === (paraCounter === 0)) && memoFresh(node, m.epoch)) {
-        replayItems(m.items, out);
+        replayMemo(m, out);
         paraCounter += m.paraDelta;
         if (frame !== null) {
           add(frame.items, m);
@@ -1888,7 +1909,7 @@
     if (f.cacheable) {
       const m = {
         kind, path, inert: a, fs, root: scope.root, scoped, budgeted, mainMode: mainStart, usesPara: f.usesPara,
-        paraZero: paraStart === 0, paraDelta: paraCounter - paraStart, items: f.items, epoch: state.epoch,
+        paraZero: paraStart === 0, paraDelta: paraCounter - paraStart, items: f.items, flat: undefined, epoch: state.epoch,
       };
       state.memos.set(node, m);
       if (parent !== null) {
@@ -1926,21 +1947,73 @@
   function matchState(el, selector) {
     try { return el.matches(selector) ? "1" : "0"; } catch (e) { return "?"; } // not supported here
   }
-  // Snapshot of live state under `roots` from index `from` into `map`; `changed(el)` for each
-  // control whose state differs from `previous` (null: no comparison).
-  function liveScan(from, map, previous, changed) {
+  // Appends to `els` the live controls under the document and the roots from index `from - 1`
+  // (-1: the document), and to `states` what each shows now.
+  function liveScan(from, els, states) {
     const selector = state.flags !== null && state.flags.state ? STATE_LIVE_SELECTOR : LIVE_SELECTOR;
     for (let r = from - 1; r < state.roots.length; r++) {
-      const root = r < 0 ? document : state.roots[r];
-      const list = root.querySelectorAll(selector);
-      for (let i = 0; i < list.length; i++) {
-        const el = list[i];
-        let s;
-        try { s = liveState(el); } catch (e) { s = "?"; }
-        map.set(el, s);
-        if (previous !== null && previous.get(el) !== s) changed(el);
-      }
+      const list = (r < 0 ? document : state.roots[r]).querySelectorAll(selector);
+      for (let i = 0; i < list.length; i++) add(els, list[i]);
     }
+    state.liveRoots = state.roots.length;
+    for (let i = states.length; i < els.length; i++) add(states, liveStateOf(els[i]));
+  }
+  function liveStateOf(el) {
+    try { return liveState(el); } catch (e) { return "?"; }
+  }
+  // What a record changes beyond the walks it marks, in what the last compile looked up in the
+  // whole document and this one reuses unless told otherwise:
+  // - the live controls, by an element added or removed anywhere (a move into a tree no observer
+  //   sees shows only its removal), a `popover` attribute, or, while state pseudo-classes count,
+  //   any attribute (`disabled` on a fieldset bars a form-associated custom element from validity);
+  // - the undefined custom elements, by an element added (one defined since is an upgrade);
+  // - the structured data, by an element added or removed, or a change to a script, meta or link
+  //   element or to a script's text.
+  const STRUCTURED_TAGS = { __proto__: null, script: 1, meta: 1, link: 1 };
+  function noteReach(r, flags) {
+    const s = state;
+    if (r.type === "attributes") {
+      if (r.attributeName === "popover" || flags.state) s.liveKept = false;
+      if (STRUCTURED_TAGS[r.target.localName] === 1) s.dataKept = false;
+      return;
+    }
+    const owner = r.type === "characterData" ? r.target.parentNode : r.target;
+    if (owner !== null && STRUCTURED_TAGS[owner.localName] === 1) s.dataKept = false;
+    if (r.type !== "childList") return;
+    if (hasElement(r.addedNodes)) s.liveKept = s.undefinedKept = s.dataKept = false;
+    else if (hasElement(r.removedNodes)) s.liveKept = s.dataKept = false;
+  }
+  function hasElement(nodes) {
+    for (let j = 0; j < nodes.length; j++) if (nodes[j].nodeType === 1) return true;
+    return false;
+  }
+  // Each live control whose state differs from the last compile's; false when one's walk cannot
+  // be redone (then a full compile). The controls are the last compile's unless looked up again.
+  function liveChanged(flags) {
+    const s = state;
+    const oldEls = s.liveEls, oldStates = s.liveStates;
+    const els = s.liveKept ? oldEls : [];
+    const states = [];
+    if (!s.liveKept) liveScan(0, els, []);
+    let byElement = null; // the last compile's states, once the order differs
+    for (let i = 0; i < els.length; i++) {
+      const el = els[i];
+      const now = liveStateOf(el);
+      add(states, now);
+      let before;
+      if (i < oldEls.length && oldEls[i] === el) before = oldStates[i];
+      else {
+        if (byElement === null) {
+          byElement = new Map();
+          for (let k = 0; k < oldEls.length; k++) byElement.set(oldEls[k], oldStates[k]);
+        }
+        before = byElement.get(el);
+      }
+      if (before !== now && !elementChanged(el, flags, true)) return false;
+    }
+    s.liveEls = els;
+    s.liveStates = states;
+    return true;
   }
   function sheetText(sheet, depth) {
     let rules;
@@ -2301,6 +2374,7 @@
     for (let i = 0; i < records.length; i++) {
       const r = records[i];
       const t = r.target;
+      noteReach(r, flags);
       if (styleOwner(t)) return false;
       if (r.type === "characterData") {
         if (insideRef(t)) return false;
@@ -2364,13 +2438,7 @@
     records = null;
     // Animated now, or at the last compile (it may have ended since): walked again, as if changed.
     if (!animatedChanged(moving, flags) || !animatedChanged(s.moving, flags)) return false;
-    const fresh = new WeakMap();
-    let ok = true;
-    liveScan(0, fresh, s.live, (el) => {
-      if (ok && !elementChanged(el, flags, true)) ok = false;
-    });
-    s.live = fresh;
-    return ok;
+    return liveChanged(flags);
   }
   function resetForFull() {
     const s = state;
@@ -2397,7 +2465,10 @@
     s.refIds = { __proto__: null };
     s.roots = [];
     s.observed = new WeakSet();
-    s.live = new WeakMap();
+    s.liveEls = [];
+    s.liveStates = [];
+    s.liveRoots = 0;
+    s.liveKept = s.undefinedKept = s.dataKept = false;
     s.html = new WeakMap();
     s.hrefKeys = { __proto__: null };
     s.hrefCount = 0;
@@ -2435,6 +2506,7 @@
   function remember(full, rootsBefore, view, style, url, moving) {
     const s = state;
     const count = s.roots.length;
+    const flagsBefore = s.flags;
     rootsBefore = pruneRoots(rootsBefore);
     if (full || s.roots.length < count || s.roots.length > rootsBefore || style === null) {
       const text = styleText();
@@ -2452,14 +2524,23 @@
     if (full) s.conditional = conditionalIn(document);
     for (let r = full ? 0 : rootsBefore; r < s.roots.length && !s.conditional; r++) s.conditional = conditionalIn(s.roots[r]);
     // After the flags: what liveState compares depends on them.
-    if (full) liveScan(0, s.live, null, null);
-    else if (s.roots.length > rootsBefore) liveScan(rootsBefore + 1, s.live, null, null);
+    if (full || s.flags !== flagsBefore || s.roots.length < count) {
+      s.liveEls = [];
+      s.liveStates = [];
+      liveScan(0, s.liveEls, s.liveStates);
+    } else if (s.roots.length > s.liveRoots) liveScan(s.liveRoots + 1, s.liveEls, s.liveStates);
+    s.liveKept = true;
     rememberReaders(full, rootsBefore);
     s.view = view;
     s.media = mediaKey();
     s.moving = moving;
     s.focusKey = s.flags !== null && s.flags.focus ? (focusNow !== null ? focusNow : focusKey()) : null;
-    s.undefinedElements = undefinedElements();
+    // Roots only grow between compiles; one pruned now may have made room for one added.
+    if (full || !s.undefinedKept || s.roots.length < count || s.roots.length !== s.undefinedRoots) {
+      s.undefinedElements = undefinedElements();
+      s.undefinedRoots = s.roots.length;
+      s.undefinedKept = true;
+    }
     s.origin = origin;
     s.url = url;
     s.valid = s.style !== null;
@@ -2571,7 +2652,11 @@
     } catch (e) {
       htmlBytes = 0;
     }
-    const data = structuredData();
+    const data = incremental && state.dataKept ? state.data : structuredData();
+    if (recording) {
+      state.data = data;
+      state.dataKept = true;
+    }
     const metaHead = ',"meta":{"html_bytes":' + htmlBytes + ',"som_bytes":';
     const tail = ',"element_count":' + counts.elements + ',"interactive_count":' + counts.interactive + "}" +
       (data === null ? "" : ',"structured_data":' + data) + "}";

@@ -376,29 +376,47 @@ async def test_collision_suffixes_stay_exact_under_mutation(page, html, steps):
         assert seen_suffix  # more than 16 ids in 16 buckets must collide
 
 
-@pytest.mark.parametrize("change", ["text", "attribute", "value"])
+# (the change, what it wrote into the DOM, what was there before)
+ONE_CHANGE = {
+    "text": (
+        "() => { document.querySelectorAll('h2')[150].textContent = 'Changed'; }",
+        "Changed",
+        "Heading 150",
+    ),
+    "attribute": (
+        "() => { document.querySelectorAll('a')[150].setAttribute('title', 'T'); }",
+        ' title="T"',
+        "",
+    ),
+    "value": ("() => { document.querySelectorAll('input')[150].value = 'typed'; }", "", ""),
+    # The whole list is then replayed at once: far more events than a memo keeps in one flat list.
+    "text beside the list": (
+        "() => { document.querySelector('h1').textContent = 'Changed'; }",
+        "Changed",
+        "Top",
+    ),
+}
+
+
+@pytest.mark.parametrize("change", list(ONE_CHANGE))
 async def test_one_changed_element_recompiles_incrementally(page, change):
     items = "".join(
         f'<div class="s"><h2>Heading {i}</h2><p>Paragraph {i}.</p><label for="f{i}">Field {i}</label>'
         f'<input id="f{i}" value="v{i}"><a href="/item/{i}">Link {i}</a></div>'
         for i in range(300)
     )
-    await page.set_content(f"<html><body><main>{items}</main></body></html>")
+    await page.set_content(f"<html><body><header><h1>Top</h1></header><main>{items}</main></body></html>")
     await compile_page(page, timeout=TIMEOUT_S)
     html_before = await page.evaluate("() => document.documentElement.outerHTML")
-    mutate = {
-        "text": "() => { document.querySelectorAll('h2')[150].textContent = 'Changed'; }",
-        "attribute": "() => { document.querySelectorAll('a')[150].setAttribute('title', 'T'); }",
-        "value": "() => { document.querySelectorAll('input')[150].value = 'typed'; }",
-    }[change]
+    mutate, written, was = ONE_CHANGE[change]
     await page.evaluate(mutate)
     incremental = await compile_page(page, timeout=TIMEOUT_S)
     assert incremental.stats["mode"] == "incremental"
     assert incremental.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
     # Nothing of this is written into the page: the DOM is as the page left it.
     html_after = await page.evaluate("() => document.documentElement.outerHTML")
-    assert html_after.replace("Changed", "Heading 150").replace(' title="T"', "") == html_before
-    if change == "text":
+    assert (html_after.replace(written, was) if written else html_after) == html_before
+    if written == "Changed":
         assert '"Changed"' in incremental.text
 
 
@@ -859,3 +877,35 @@ async def test_html_bytes_of_an_xhtml_document_are_its_xml_serialisation(page, f
     native = await page.evaluate(SERIALISED_BYTES_JS)
     assert after.data["meta"]["html_bytes"] == native
     assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+
+
+# Structured data is read again only after a change that can reach it; each of these can.
+STRUCTURED = {
+    "a JSON-LD script's text": "document.getElementById('ld').firstChild.data = '{\"@type\": \"Event\"}'",
+    "a JSON-LD script's children": "document.getElementById('ld').replaceChildren('{\"@type\": \"Place\"}')",
+    "a script's type": "document.getElementById('plain').type = 'application/ld+json'",
+    "a meta element's content": "document.querySelector('meta[property]').content = 'Renamed'",
+    "a link's rel": "document.querySelector('link').rel = 'canonical'",
+    "a meta element added": "document.head.append(Object.assign(document.createElement('meta'), {name: 'description', content: 'New'}))",
+    "a meta element removed": "document.querySelector('meta[property]').remove()",
+    "a JSON-LD script added in the body": (
+        "const s = document.createElement('script'); s.type = 'application/ld+json';"
+        " s.text = '{\"@type\": \"Thing\"}'; document.querySelector('main').append(s)"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(STRUCTURED))
+async def test_a_change_to_structured_data_is_seen(page, case):
+    await page.set_content(
+        '<html><head><title>t</title><meta property="og:title" content="First">'
+        '<link rel="author" href="/me"><script type="application/ld+json" id="ld">{"@type": "Article"}</script>'
+        '<script type="text/plain" id="plain">{"@type": "Hidden"}</script></head>'
+        "<body><main><h1>Title</h1><p>Text</p></main></body></html>"
+    )
+    await compile_page(page, timeout=TIMEOUT_S)
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate(f"() => {{ {STRUCTURED[case]}; }}")
+    after = await compile_page(page, timeout=TIMEOUT_S)
+    assert after.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+    assert after.text != before

@@ -642,3 +642,37 @@ async def test_a_document_deeper_than_a_recording_walk_goes_is_compiled_unrecord
     assert recorded.stats == {"mode": "uncached", "too_deep": True}
     assert "Deep leaf" in recorded.text  # nothing lost to the stack
     assert recorded.text == (await compile_page(page, timeout=TIMEOUT_S, incremental=False)).text
+
+
+# The live controls and the undefined custom elements are the last compile's lists until a mutation
+# can change which elements they are: then they are looked up again. Each case first makes such a
+# mutation, then a change that no mutation shows.
+BROUGHT = {
+    "an element made a popover, then shown": (
+        "<main><p>Always</p><div id=t>Tip <a href=/more>More</a></div></main>",
+        "document.getElementById('t').setAttribute('popover', 'manual')",
+        "document.getElementById('t').showPopover()",
+    ),
+    "a control inserted inside a new element, then given a value": (
+        "<main><p>Always</p><div id=box></div></main>",
+        "document.getElementById('box').innerHTML = '<div><input id=n aria-label=Count value=one></div>'",
+        "document.getElementById('n').value = 'two'",
+    ),
+    "a custom element inserted, then defined": (
+        "<main><p>Always</p><div id=box></div></main>",
+        "document.getElementById('box').innerHTML = '<div><x-late>light</x-late></div>'",
+        "customElements.define('x-late', class extends HTMLElement { constructor() { super();"
+        " this.attachShadow({mode: 'open'}).innerHTML = '<button>Upgraded</button>'; } })",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BROUGHT))
+async def test_what_a_mutation_brought_is_looked_at_later(page, case):
+    html, mutate, unobserved = BROUGHT[case]
+    await page.set_content(html)
+    await compile_page(page, timeout=TIMEOUT_S)
+    await page.evaluate(f"() => {{ {mutate}; }}")
+    before = (await compile_page(page, timeout=TIMEOUT_S)).text
+    await page.evaluate(f"() => {{ {unobserved}; }}")
+    await recompile_equals_full(page, before)
