@@ -19,6 +19,7 @@ import pandas as pd
 
 from plasmate_nb import errors
 from plasmate_nb.analysis import audit_checks as checks
+from plasmate_nb.analysis._progress import progress_bar
 from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._export_files import read_export_bytes
 from plasmate_nb.notebook._html import box, cell, counted, table
@@ -41,8 +42,6 @@ FINDING_COLUMNS: dict[str, Any] = {
     "why": pd.StringDtype(),
 }
 _FILE_PATTERNS = ("*.json", "*.jsonl")
-#: ``audit(progress=None)`` shows its progress bar once it has run this long (a small audit shows none).
-PROGRESS_AFTER_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -143,21 +142,17 @@ def audit(*sources: Any, progress: bool | None = None) -> AuditReport:
     ``*.jsonl`` (one per line). A ``close_page`` answer is audited through its ``final_trace``. An
     input that cannot be read or is not an export is reported under the rule ``unreadable``.
     A progress bar counts the files read (``progress=None`` shows it once the audit has run
-    for ``PROGRESS_AFTER_S`` seconds).
+    for ``_progress.PROGRESS_AFTER_S`` seconds; a widget in a notebook).
 
     >>> report = pnb.audit("traces/")          # or pnb.audit(s.trace.export(), "more.json")
     >>> report.ok
     >>> report.findings[["source", "sequence", "rule", "message"]]
     """
-    from tqdm import tqdm
-
     rows: list[dict[str, Any]] = []
     documents = unreadable = 0
     inputs = list(_inputs(sources))
     files = sum(isinstance(item, Path) for item in inputs)
-    bar = tqdm(total=files, desc="audit", unit="file", disable=progress is False or not files,
-               delay=PROGRESS_AFTER_S if progress is None else 0)  # fmt: skip
-    with bar:
+    with progress_bar(files, "audit", "file", progress) as bar:
         for item in _read(inputs, bar.update):
             if isinstance(item, _Unreadable):
                 unreadable += 1

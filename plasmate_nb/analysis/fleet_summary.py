@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from plasmate_nb.notebook._export_sql import BATCH_FILES, LEAN_COLUMNS, connect, events_sql, scan
+from plasmate_nb.analysis._progress import progress_bar
+from plasmate_nb.notebook._export_sql import LEAN_COLUMNS, connect, events_sql, scan
 from plasmate_nb.notebook._html import Figure, box, cell, counted, table
 from plasmate_nb.notebook._tables import ReadableFrame
 from plasmate_nb.notebook.export import COUNTERS, FinalTraceOmitted, TraceFormatError, load_trace
@@ -395,8 +396,9 @@ _RUNS_SQL = f"""
 def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = None) -> Fleet:
     """Summarise a folder of exports (every ``*.json`` in it) or a list of files as a ``Fleet``.
 
-    DuckDB reads the files itself, in batches of ``BATCH_FILES`` with a progress bar
-    (``progress=None`` shows it for more than one batch). Exports and whole ``close_page``
+    DuckDB reads the files itself, in batches of ``_export_sql.BATCH_FILES``, with a progress bar
+    (``progress=None`` shows it once the read has run for ``_progress.PROGRESS_AFTER_S``
+    seconds; a widget in a notebook). Exports and whole ``close_page``
     answers are read; omitted final-trace markers are counted; anything else (not JSON, not
     an export, counters that disagree, an event whose error class, duration or outcome breaks
     the contract, a lone surrogate escape) is listed in ``Fleet.problems`` with its file named,
@@ -450,10 +452,7 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
         )
         omitted += count
 
-    from tqdm import tqdm
-
-    show = len(files) > BATCH_FILES if progress is None else progress
-    with tqdm(total=len(files), desc="fleet", unit="file", disable=not show) as bar:
+    with progress_bar(len(files), "fleet", "file", progress) as bar:
         rejected = scan(connection, files, kind="lean", on_batch=insert, progress=bar.update)
     problems: list[tuple[str, str]] = []
     for index, reason in rejected:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import plasmate_nb as pnb
-from plasmate_nb.analysis import audit_report
+from plasmate_nb.analysis import _progress
 from plasmate_nb.errors import NOT_A_REGULAR_FILE
 from plasmate_nb.trace import TraceLog, compact_json
 
@@ -171,20 +171,22 @@ def test_counters_that_contradict_the_events_are_audit_findings(tmp_path: Path) 
     assert {"retained-events", "counter-invariant"} <= set(report.findings["rule"])
 
 
-def test_audit_shows_progress_once_it_has_run_a_while_or_when_asked(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("read", ["audit", "fleet"])
+def test_a_long_read_shows_progress_once_it_has_run_a_while_or_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, read: str
 ) -> None:
     for index in range(3):
         (tmp_path / f"t{index}.json").write_text(_export())
-    monkeypatch.setattr(audit_report, "PROGRESS_AFTER_S", 3600.0)  # an audit that ends before it
-    assert pnb.audit(tmp_path).ok
+    run = getattr(pnb, read)
+    monkeypatch.setattr(_progress, "PROGRESS_AFTER_S", 3600.0)  # a read that ends before it
+    run(tmp_path)
     assert capsys.readouterr().err == ""
-    assert pnb.audit(tmp_path, progress=True).ok
+    run(tmp_path, progress=True)
+    assert f"{read}: 100%" in capsys.readouterr().err
+    monkeypatch.setattr(_progress, "PROGRESS_AFTER_S", 0.0)  # one that has run long enough
+    run(tmp_path)
     assert "3/3" in capsys.readouterr().err
-    monkeypatch.setattr(audit_report, "PROGRESS_AFTER_S", 0.0)  # one that has run long enough
-    assert pnb.audit(tmp_path).ok
-    assert "3/3" in capsys.readouterr().err
-    assert pnb.audit(tmp_path, progress=False).ok
+    run(tmp_path, progress=False)
     assert capsys.readouterr().err == ""
 
 
@@ -225,7 +227,7 @@ def test_the_cli_draws_no_progress_bar_where_no_one_watches(
 
     for index in range(3):
         (tmp_path / f"t{index}.json").write_text(_export())
-    monkeypatch.setattr(audit_report, "PROGRESS_AFTER_S", 0.0)  # a bar would show at once
+    monkeypatch.setattr(_progress, "PROGRESS_AFTER_S", 0.0)  # a bar would show at once
     assert cli.main(["audit", str(tmp_path)]) == 0  # stderr is captured: not a terminal
     assert "3/3" not in capsys.readouterr().err
 
