@@ -17,7 +17,7 @@ from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from plasmate_nb.analysis.secret_patterns import FINGERPRINT, find_secret_like
-from plasmate_nb.notebook.export import COUNTERS, schema, schema_validator
+from plasmate_nb.notebook.export import COUNTERS, schema, schema_accepts, schema_validator
 from plasmate_nb.trace.compact import compact_json, utf8_len
 from plasmate_nb.trace.constants import (
     COARSE_ACTIONS,
@@ -86,6 +86,10 @@ UUID4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9
 _URL = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^\s\"'<>]*")  # look-behind: linear time
 _QUERY = re.compile(r"[?&][A-Za-z0-9_.\-]+=")
 _DIGEST_WORD = re.compile("sha-?256", re.IGNORECASE)
+# A string above MAX_STRING_BYTES has more than a quarter as many characters, and its JSON text at
+# least as many after its opening quote with no unescaped quote among them. Text between strings
+# can match too (a long array of numbers): then the strings are walked anyway.
+_LONG_RUN = re.compile(r'"(?:[^"\\]|\\.){' + str(MAX_STRING_BYTES // 4) + "}")
 # Names a path may show: the contract's own field names. Any other key is shown by its length only.
 _KNOWN_NAMES = (
     frozenset(name for definition in _DEFS.values() for name in definition.get("properties", {}))
@@ -115,9 +119,13 @@ def _int(value: Any) -> TypeGuard[int]:
 def schema_issues(document: Any) -> Iterator[Issue]:
     """The shipped JSON schema's errors, each under the rule it enforces; messages name no values.
 
-    The envelope is validated without its events, and each event on its own (cached by its text:
-    the exports of one session repeat most events, and validation is the audit's largest cost).
+    A document the compiled validator accepts has none (``schema_accepts``: no jsonschema at
+    all, which would cost about a millisecond an event). Otherwise the envelope is validated
+    without its events, and each event on its own (cached by its text: the exports of one
+    session repeat most events).
     """
+    if schema_accepts(document):
+        return
     events = document.get("events") if isinstance(document, dict) else None
     if not isinstance(events, list) or "omitted" in document:
         for error in schema_validator().iter_errors(document):
@@ -418,7 +426,8 @@ def bounds_issues(document: dict[str, Any], final_trace: bool) -> Iterator[Issue
                 None,
                 f"holds {len(events)} events, above the bound of {MAX_EVENTS}",
             )
-        sizes = [utf8_len(compact_json(event)) for event in events]
+        texts = [compact_json(event) for event in events]
+        sizes = [utf8_len(text) for text in texts]
         total = document.get("retained_bytes")
         if _int(total) and total != sum(sizes):
             yield (
@@ -443,6 +452,8 @@ def bounds_issues(document: dict[str, Any], final_trace: bool) -> Iterator[Issue
                     f"measures {size} bytes, above the bound of {MAX_EVENT_BYTES}",
                 )
         for index, event in _events(document):
+            if not _LONG_RUN.search(texts[index]):
+                continue  # no string in it is that long: the event's strings are not walked
             for parts, text in _strings(event, ("events", index)):
                 if utf8_len(text) > MAX_STRING_BYTES:
                     yield (
@@ -528,17 +539,25 @@ def omitted_marker_issues(document: dict[str, Any]) -> Iterator[Issue]:
 # -- privacy -------------------------------------------------------------------------------------
 
 
-def _strings(value: Any, at: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
-    """Every string in ``value`` (keys too, at their object's path) with its path."""
-    if isinstance(value, str):
-        yield at, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield at, str(key)
-            yield from _strings(item, (*at, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _strings(item, (*at, index))
+def _strings(value: Any, at: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], str]]:
+    """Every string in ``value`` (keys too, at their object's path) with its path, in document
+    order. A list, not a generator: an audit reads millions of strings, and re-yielding each
+    through every level of nesting cost more than the checks on them."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(node, str):
+            found.append((path, node))
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                found.append((path, str(key)))
+                walk(item, (*path, key))
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, (*path, index))
+
+    walk(value, at)
+    return found
 
 
 def privacy_issues(document: dict[str, Any]) -> Iterator[Issue]:

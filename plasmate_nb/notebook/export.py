@@ -407,21 +407,27 @@ def _fast_validator() -> Callable[[Any], Any]:
     return fastjsonschema.compile(draft07, use_default=False, use_formats=False)
 
 
-def _validate(document: Any, source: str | None) -> None:
-    """Raise ``TraceFormatError`` unless ``document`` matches the schema.
-
-    The compiled validator decides; only a rejection loads jsonschema, whose first error gives
-    the precise path and message (where the two differ at the edges, e.g. a string ending in a
-    newline, jsonschema's verdict stands).
-    """
+def schema_accepts(document: Any) -> bool:
+    """Whether the compiled validator accepts ``document``: then jsonschema does too (the two
+    differ only where the compiled one is stricter, a string ending in a newline), and nothing
+    needs explaining."""
     from fastjsonschema import JsonSchemaValueException
 
     try:
         _fast_validator()(document)
-        return
     except JsonSchemaValueException:
-        pass  # its message quotes keys: explained below, outside this block (nothing chained)
-    _raise_first_error(schema_validator(), document, source)
+        return False  # its message quotes keys: never shown
+    return True
+
+
+def _validate(document: Any, source: str | None) -> None:
+    """Raise ``TraceFormatError`` unless ``document`` matches the schema.
+
+    The compiled validator decides; only a rejection loads jsonschema, whose first error gives
+    the precise path and message (where the two differ at the edges, jsonschema's verdict stands).
+    """
+    if not schema_accepts(document):
+        _raise_first_error(schema_validator(), document, source)
 
 
 _ENVELOPE_KEYS = frozenset(("schema", "trace_id", "session_id", "redaction_policy", "events", *COUNTERS))

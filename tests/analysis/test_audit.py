@@ -363,3 +363,29 @@ def test_the_html_lets_a_long_file_name_wrap_and_counts_in_words(tmp_path: Path)
     source_cell = html[html.index("<tbody>") :].split("</td>")[0]
     assert "overflow-wrap:anywhere" in source_cell and "L" * 200 in source_cell
     assert "overflow-wrap:anywhere" not in html.split("</td>")[4]  # the message wraps at words
+
+
+# Characters of every UTF-8 width, and ones that JSON escapes.
+_WIDE = st.sampled_from(["a", '"', "\\", "\n", "é", "€", "😀", "\ud800"])
+
+
+@SETTINGS
+@given(st.lists(_WIDE, min_size=1, max_size=600), st.booleans())
+def test_a_string_over_its_byte_bound_is_found_whatever_its_characters(chars: list[str], over: bool) -> None:
+    from tests.analysis.export_builders import remeasure
+
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": "down", "pixels": 1, "targeted": False}, None, closed, closed, None, 1)
+    document = log.export(SESSION_ID)
+    # Grow the text to exactly the bound, then (when `over`) one character past it.
+    text = ""
+    for char in chars * 600:
+        if len((text + char).encode("utf-8", "surrogatepass")) > 512:
+            text += char if over else ""
+            break
+        text += char
+    document["events"][0]["parameters"]["direction"] = text
+    remeasure(document)
+    found = "string-size" in _rules(pnb.audit(document))
+    assert found == (len(text.encode("utf-8", "surrogatepass")) > 512)
