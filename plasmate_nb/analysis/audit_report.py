@@ -49,6 +49,7 @@ class _Document:
     source: str
     payload: Any
     final_trace: bool  # known to be a close_page final_trace (sorted keys, the response ceiling)
+    parsed: bool  # read from JSON text: JSON values only (a dict given in memory may hold a tuple)
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,7 @@ def _issues(document: _Document) -> list[checks.Issue]:
     """Every issue of one document: the schema's first, then the specific checks'."""
     payload = document.payload
     if not isinstance(payload, dict):
-        return list(checks.schema_issues(payload))
+        return list(checks.schema_issues(payload, document.parsed))
     specific: list[checks.Issue] = []
     if payload.get("omitted") is not None:
         specific.extend(checks.omitted_marker_issues(payload))
@@ -209,7 +210,11 @@ def _issues(document: _Document) -> list[checks.Issue]:
             specific.extend(group)
     # A schema error where a specific check already spoke adds nothing but a vaguer message.
     covered = {(rule, path) for rule, path, _, _ in specific}
-    schema = [issue for issue in checks.schema_issues(payload) if (issue[0], issue[1]) not in covered]
+    schema = [
+        issue
+        for issue in checks.schema_issues(payload, document.parsed)
+        if (issue[0], issue[1]) not in covered
+    ]
     return list(dict.fromkeys(schema + specific))
 
 
@@ -237,9 +242,9 @@ def _read(
 def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable | Path]:
     payload = getattr(source, "payload", None)
     if isinstance(payload, dict):  # a TraceExport or FinalTraceOmitted
-        yield from _recognise(payload, label)
+        yield from _recognise(payload, label, parsed=False)
     elif isinstance(source, dict):
-        yield from _recognise(source, label)
+        yield from _recognise(source, label, parsed=False)
     elif is_json_text(source):
         yield from _parsed(source, "JSON text")
     elif isinstance(source, str | Path):
@@ -294,20 +299,20 @@ def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:
         if not document:
             yield _Unreadable(label, "an empty JSON array")
         for index, item in enumerate(document):
-            yield from _recognise(item, f"{label}[{index}]")
+            yield from _recognise(item, f"{label}[{index}]", parsed=True)
     else:
-        yield from _recognise(document, label)
+        yield from _recognise(document, label, parsed=True)
 
 
-def _recognise(document: Any, label: str) -> Iterator[_Document | _Unreadable]:
+def _recognise(document: Any, label: str, parsed: bool) -> Iterator[_Document | _Unreadable]:
     if not isinstance(document, dict):
         yield _Unreadable(label, f"a JSON {type(document).__name__}, not an export object")
     elif "closed" in document and "session_id" in document and "events" not in document:
         if "final_trace" in document:
-            yield _Document(f"{label} final_trace", document["final_trace"], final_trace=True)
+            yield _Document(f"{label} final_trace", document["final_trace"], final_trace=True, parsed=parsed)
         else:
             yield _Unreadable(label, "a close_page answer without final_trace (the session was not traced)")
     elif document.get("schema") == SCHEMA or {"events", "trace_id", "omitted"} & document.keys():
-        yield _Document(label, document, final_trace=False)
+        yield _Document(label, document, final_trace=False, parsed=parsed)
     else:
         yield _Unreadable(label, "not a plasmate.trace.v1 export or a close_page answer")

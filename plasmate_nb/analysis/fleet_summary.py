@@ -397,8 +397,8 @@ def fleet(folder: str | Path | Sequence[str | Path], *, progress: bool | None = 
     """Summarise a folder of exports (every ``*.json`` in it) or a list of files as a ``Fleet``.
 
     DuckDB reads the files itself, in batches of ``_export_sql.BATCH_FILES``, with a progress bar
-    (``progress=None`` shows it once the read has run for ``_progress.PROGRESS_AFTER_S``
-    seconds; a widget in a notebook). Exports and whole ``close_page``
+    that moves a batch at a time (``progress=None`` shows it at the first batch done after
+    ``_progress.PROGRESS_AFTER_S`` seconds; a widget in a notebook). Exports and whole ``close_page``
     answers are read; omitted final-trace markers are counted; anything else (not JSON, not
     an export, counters that disagree, an event whose error class, duration or outcome breaks
     the contract, a lone surrogate escape) is listed in ``Fleet.problems`` with its file named,

@@ -408,9 +408,9 @@ def _fast_validator() -> Callable[[Any], Any]:
 
 
 def schema_accepts(document: Any) -> bool:
-    """Whether the compiled validator accepts ``document``: then jsonschema does too (the two
-    differ only where the compiled one is stricter, a string ending in a newline), and nothing
-    needs explaining."""
+    """Whether the compiled validator accepts ``document``. For a value parsed from JSON text,
+    jsonschema then does too: there the two differ only where the compiled one is stricter (a
+    string ending in a newline). In Python objects it also takes a tuple for an array."""
     from fastjsonschema import JsonSchemaValueException
 
     try:

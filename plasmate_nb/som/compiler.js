@@ -1948,7 +1948,7 @@
     try { return el.matches(selector) ? "1" : "0"; } catch (e) { return "?"; } // not supported here
   }
   // Appends to `els` the live controls under the document and the roots from index `from - 1`
-  // (-1: the document), and to `states` what each shows now.
+  // (-1: the document), and to `states` (unless null) what each shows now.
   function liveScan(from, els, states) {
     const selector = state.flags !== null && state.flags.state ? STATE_LIVE_SELECTOR : LIVE_SELECTOR;
     for (let r = from - 1; r < state.roots.length; r++) {
@@ -1956,19 +1956,19 @@
       for (let i = 0; i < list.length; i++) add(els, list[i]);
     }
     state.liveRoots = state.roots.length;
-    for (let i = states.length; i < els.length; i++) add(states, liveStateOf(els[i]));
+    if (states !== null) for (let i = states.length; i < els.length; i++) add(states, liveStateOf(els[i]));
   }
   function liveStateOf(el) {
     try { return liveState(el); } catch (e) { return "?"; }
   }
   // What a record changes beyond the walks it marks, in what the last compile looked up in the
   // whole document and this one reuses unless told otherwise:
-  // - the live controls, by an element added or removed anywhere (a move into a tree no observer
-  //   sees shows only its removal), a `popover` attribute, or, while state pseudo-classes count,
-  //   any attribute (`disabled` on a fieldset bars a form-associated custom element from validity);
-  // - the undefined custom elements, by an element added (one defined since is an upgrade);
-  // - the structured data, by an element added or removed, or a change to a script, meta or link
-  //   element or to a script's text.
+  // - all three, by an element added or removed anywhere (a move into a tree no observer sees
+  //   shows only its removal);
+  // - the live controls, by a `popover` attribute, or, while state pseudo-classes count, any
+  //   attribute (the standard bars a form-associated custom element in a disabled fieldset from
+  //   validity, which Chromium does not do yet: no test can show this one);
+  // - the structured data, by a change to a script, meta or link element or to a script's text.
   const STRUCTURED_TAGS = { __proto__: null, script: 1, meta: 1, link: 1 };
   function noteReach(r, flags) {
     const s = state;
@@ -1980,8 +1980,7 @@
     const owner = r.type === "characterData" ? r.target.parentNode : r.target;
     if (owner !== null && STRUCTURED_TAGS[owner.localName] === 1) s.dataKept = false;
     if (r.type !== "childList") return;
-    if (hasElement(r.addedNodes)) s.liveKept = s.undefinedKept = s.dataKept = false;
-    else if (hasElement(r.removedNodes)) s.liveKept = s.dataKept = false;
+    if (hasElement(r.addedNodes) || hasElement(r.removedNodes)) s.liveKept = s.undefinedKept = s.dataKept = false;
   }
   function hasElement(nodes) {
     for (let j = 0; j < nodes.length; j++) if (nodes[j].nodeType === 1) return true;
@@ -1994,7 +1993,7 @@
     const oldEls = s.liveEls, oldStates = s.liveStates;
     const els = s.liveKept ? oldEls : [];
     const states = [];
-    if (!s.liveKept) liveScan(0, els, []);
+    if (!s.liveKept) liveScan(0, els, null);
     let byElement = null; // the last compile's states, once the order differs
     for (let i = 0; i < els.length; i++) {
       const el = els[i];

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import plasmate_nb as pnb
@@ -31,6 +31,7 @@ from tests.analysis.export_builders import (
     SESSION_ID,
     core_exports,
     mutated,
+    remeasure,
     synthetic_exports,
     trace_of,
 )
@@ -365,19 +366,27 @@ def test_the_html_lets_a_long_file_name_wrap_and_counts_in_words(tmp_path: Path)
     assert "overflow-wrap:anywhere" not in html.split("</td>")[4]  # the message wraps at words
 
 
+def _scrolled(direction: str = "down") -> dict:
+    """A valid export of one scroll (its direction is the one free-text string an event keeps)."""
+    log = TraceLog(True)
+    closed = log.closed_state()
+    log.record("scroll", {"direction": "down", "pixels": 1, "targeted": False}, None, closed, closed, None, 1)
+    document = log.export(SESSION_ID)
+    document["events"][0]["parameters"]["direction"] = direction
+    remeasure(document)
+    return document
+
+
 # Characters of every UTF-8 width, and ones that JSON escapes.
 _WIDE = st.sampled_from(["a", '"', "\\", "\n", "é", "€", "😀", "\ud800"])
 
 
 @SETTINGS
 @given(st.lists(_WIDE, min_size=1, max_size=600), st.booleans())
+@example(["😀"], True)  # 129 characters of 4 bytes: the fewest characters past the bound
+@example(["\ud800"], True)
+@example(["\\"], True)
 def test_a_string_over_its_byte_bound_is_found_whatever_its_characters(chars: list[str], over: bool) -> None:
-    from tests.analysis.export_builders import remeasure
-
-    log = TraceLog(True)
-    closed = log.closed_state()
-    log.record("scroll", {"direction": "down", "pixels": 1, "targeted": False}, None, closed, closed, None, 1)
-    document = log.export(SESSION_ID)
     # Grow the text to exactly the bound, then (when `over`) one character past it.
     text = ""
     for char in chars * 600:
@@ -385,7 +394,22 @@ def test_a_string_over_its_byte_bound_is_found_whatever_its_characters(chars: li
             text += char if over else ""
             break
         text += char
-    document["events"][0]["parameters"]["direction"] = text
-    remeasure(document)
-    found = "string-size" in _rules(pnb.audit(document))
+    found = "string-size" in _rules(pnb.audit(_scrolled(text)))
     assert found == (len(text.encode("utf-8", "surrogatepass")) > 512)
+
+
+def test_a_long_key_is_found_too() -> None:
+    document = _scrolled()
+    document["events"][0]["parameters"]["x" * 513] = 1
+    remeasure(document)
+    assert "string-size" in _rules(pnb.audit(document))
+
+
+def test_an_export_in_memory_is_held_to_json_types() -> None:
+    # The compiled validator takes a tuple for an array; such a document is no JSON export, and
+    # its events would go unchecked: it is validated as jsonschema reads it.
+    document = _scrolled()
+    document["events"] = tuple(document["events"])
+    report = pnb.audit(document)
+    assert not report.ok
+    assert "$.events" in set(report.findings["path"])

@@ -885,6 +885,7 @@ STRUCTURED = {
     "a JSON-LD script's children": "document.getElementById('ld').replaceChildren('{\"@type\": \"Place\"}')",
     "a script's type": "document.getElementById('plain').type = 'application/ld+json'",
     "a meta element's content": "document.querySelector('meta[property]').content = 'Renamed'",
+    # A link can be a style sheet: any change to one is a full compile, this one too.
     "a link's rel": "document.querySelector('link').rel = 'canonical'",
     "a meta element added": "document.head.append(Object.assign(document.createElement('meta'), {name: 'description', content: 'New'}))",
     "a meta element removed": "document.querySelector('meta[property]').remove()",
