@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ._html import cell
+from ._html import attribute, cell
 
 #: A gauge turns amber at this share of its bound (inclusive), red once events were dropped.
 NEAR_FULL_PERCENT = 80
@@ -138,7 +138,7 @@ def _gauge(name: str, label: str, value: int, maximum: int, level: str) -> str:
         f"<div class='pnb-gauge' data-gauge='{name}' data-level='{level}' style='min-width:0'>"
         f"<div style='display:flex;justify-content:space-between;gap:8px;flex-wrap:wrap'>"
         f"<span>{cell(label)}</span><span><b>{value:,}</b> / {maximum:,} · {percent} %</span></div>"
-        f"<div role='progressbar' aria-label='{cell(label)}' aria-valuenow='{value}' aria-valuemin='0' "
+        f"<div role='progressbar' aria-label='{attribute(label)}' aria-valuenow='{value}' aria-valuemin='0' "
         f"aria-valuemax='{maximum}' style='height:8px;border-radius:4px;background:{_RULE};overflow:hidden'>"
         f"<div class='pnb-gauge-bar' style='width:{percent}%;min-width:{2 if value else 0}px;height:100%;"
         f"background:{colour}'></div></div></div>"
@@ -167,7 +167,7 @@ def short_fingerprint(fingerprint: str | None) -> str:
     if not fingerprint:
         return "—"
     digits = fingerprint.rsplit(":", 1)[-1]
-    return f"<span title='{cell(fingerprint)}'>{cell(digits[:FINGERPRINT_SHOWN])}…</span>"
+    return f"<span title='{attribute(fingerprint)}'>{cell(digits[:FINGERPRINT_SHOWN])}…</span>"
 
 
 def _breakable_origin(origin: str | None) -> str:
@@ -218,7 +218,7 @@ def _table(
     """A compact table: ``head`` maps each header to its hover text; each cell is (HTML, extra CSS)."""
     pinned = f"position:sticky;top:0;background:{_SURFACE};" if sticky else ""
     header = "".join(
-        f"<th title='{cell(meaning)}' style='{pinned}text-align:{'right' if name in _NUMERIC else 'left'};"
+        f"<th title='{attribute(meaning)}' style='{pinned}text-align:{'right' if name in _NUMERIC else 'left'};"
         f"vertical-align:bottom;font-weight:600;"
         f"padding:3px;border-bottom:1px solid {_RULE}'>{cell(name)}</th>"
         for name, meaning in head.items()
@@ -243,7 +243,7 @@ def _breakable(name: str) -> str:
 def _event_row(event: dict[str, Any]) -> list[tuple[str, str]]:
     target = event.get("target")
     return [
-        (str(event["sequence"]), _RIGHT),
+        (cell(event["sequence"]), _RIGHT),
         (_breakable(event["action"]), ""),
         (_outcome(event), ""),
         (_breakable(target["role"]) if target else "—", ""),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from ..trace.compact import clean_text
+from ..trace.compact import clean_text, without_reordering
 
 STYLE = "font-family:var(--jp-ui-font-family,sans-serif);font-size:13px"
 
@@ -17,10 +18,34 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
+# A run this long with no space is no word (a crafted origin, a page's title of one token): it may
+# break every BREAK_EVERY characters, or it would stretch a table or a title past the output area.
+_UNBROKEN = re.compile(r"(\S{48,})")
+BREAK_EVERY = 12
+
+
+def _shown_text(value: Any) -> str:
+    # A lone surrogate (a page's text can hold one, a notebook's UTF-8 messages cannot) as U+FFFD;
+    # bidirectional overrides written out, not applied.
+    return without_reordering(clean_text(str(value)))
+
+
 def cell(value: Any) -> str:
-    """``value`` as escaped HTML text; a lone surrogate (a page's text can hold one, a notebook's
-    UTF-8 messages cannot) as U+FFFD."""
-    return "" if value is None else escape(clean_text(str(value)))
+    """``value`` as escaped HTML text, for an element's content: lone surrogates as U+FFFD,
+    bidirectional overrides as escapes, and a run of 48 characters with no space allowed to break."""
+    if value is None:
+        return ""
+    runs = _UNBROKEN.split(_shown_text(value))
+    for index in range(1, len(runs), 2):  # the runs the pattern matched
+        run = runs[index]
+        runs[index] = "<wbr>".join(escape(run[k : k + BREAK_EVERY]) for k in range(0, len(run), BREAK_EVERY))
+    runs[::2] = [escape(text) for text in runs[::2]]
+    return "".join(runs)
+
+
+def attribute(value: Any) -> str:
+    """``value`` escaped for a quoted attribute (a tooltip, a label), as ``cell`` shows it but whole."""
+    return "" if value is None else escape(_shown_text(value))
 
 
 class Figure(str):

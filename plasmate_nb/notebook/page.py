@@ -33,6 +33,8 @@ from ._tables import string_column
 from .stateless import THUMBNAIL, Screenshot, take_screenshot
 
 ELEMENT_COLUMNS = ("id", "role", "label", "text", "actions", "region")
+# A page's title is shown up to this many characters (the SOM cuts a paragraph at 200 too).
+TITLE_SHOWN_CHARS = 200
 VALUE_BEARING_ROLES = frozenset({"text_input", "textarea", "select"})
 
 
@@ -345,15 +347,23 @@ class Page:
     def _element_rows(self) -> list[tuple[Any, ...]]:
         return [(e.id, e.role, e.label, e.text, ", ".join(e.actions), e.region) for e in self.element_list]
 
+    def _shown_title(self) -> str:
+        # A page's title can be any length: the header shows its start (``page.title`` has it all).
+        title = self.title or "(untitled)"
+        if len(title) <= TITLE_SHOWN_CHARS:
+            return title
+        return f"{title[:TITLE_SHOWN_CHARS]}… ({len(title):,} characters)"
+
     def _repr_html_(self) -> str:
         head = f"<div>{cell(self.origin)} <i>(path, query and fragment not shown)</i></div>"
         count = f"<div>{counted(len(self.element_list), 'element')}</div>"
         return box(
-            f"Page: {self.title or '(untitled)'}", head + count + table(ELEMENT_COLUMNS, self._element_rows())
+            f"Page: {self._shown_title()}", head + count + table(ELEMENT_COLUMNS, self._element_rows())
         )
 
     def __repr__(self) -> str:
-        lines = [f"Page(title={self.title!r}, origin={self.origin!r}, elements={len(self.element_list)})"]
+        title = self._shown_title() if self.title else self.title
+        lines = [f"Page(title={title!r}, origin={self.origin!r}, elements={len(self.element_list)})"]
         for e in self.element_list[:40]:
             name = e.label if e.label is not None else e.text
             lines.append(f"  {e.id:<20} {e.role:<11} {name!r:<30} [{', '.join(e.actions)}]")

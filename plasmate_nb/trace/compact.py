@@ -92,10 +92,14 @@ def clean_text(text: str) -> str:
     return text if is_text(text) else _SURROGATE.sub("\ufffd", text)
 
 
+# The bidirectional embeddings, overrides and isolates: text holding U+202E reads backwards, and
+# so does what follows it on the line.
+_REORDERING = "\u202a-\u202e\u2066-\u2069"
 # What a table, an HTML page or a terminal cannot take as it is: control characters, the
-# bidirectional controls (a name holding U+202E reads backwards, and so does the line after it),
-# and the lone surrogates that stand for the bytes of a file name that is not UTF-8 (os.fsdecode).
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# bidirectional controls, and the lone surrogates that stand for the bytes of a file name that is
+# not UTF-8 (os.fsdecode).
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f" + _REORDERING + "\ud800-\udfff]")
+_REORDERING_CONTROL = re.compile("[" + _REORDERING + "]")
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -103,6 +107,13 @@ def _shown(match: re.Match[str]) -> str:
     if code < 0x80 or 0xDC80 <= code <= 0xDCFF:  # a C0 control or DEL; a byte of a non-UTF-8 name
         return f"\\x{code & 0xFF:02x}"
     return f"\\u{code:04x}"  # a C1 or bidirectional control, another lone surrogate
+
+
+def without_reordering(text: str) -> str:
+    """``text`` with each bidirectional embedding, override or isolate written as its ``\\uXXXX``
+    escape: shown, not applied, so a page title or a crafted handle cannot turn round what the
+    reader sees after it. (The marks U+200E/U+200F, which right-to-left text uses, stay.)"""
+    return _REORDERING_CONTROL.sub(_shown, text)
 
 
 def file_label(path: object) -> str:

@@ -69,7 +69,7 @@ def test_every_reader_takes_and_shows_such_a_name(tmp_path: Path) -> None:
     (folder / HOSTILE).write_text("{")  # now unreadable: named in the findings
     report = pnb.audit(folder)
     assert list(report.findings["source"]) == [f"{folder}/{SHOWN}"]
-    assert SHOWN in report._repr_html_()
+    assert SHOWN in report._repr_html_().replace("<wbr>", "")  # whole, with places to break
 
 
 def test_the_cli_prints_no_control_character_of_a_name(tmp_path: Path) -> None:

@@ -25,12 +25,12 @@ secrets = st.text(alphabet=string.ascii_letters + string.digits, min_size=8, max
 def _texts(obj: Any) -> list[str]:
     """Every displayable rendering of ``obj`` the notebook layer produces."""
     out = [repr(obj), str(obj)]
-    if hasattr(obj, "_repr_html_"):
-        out.append(obj._repr_html_())
+    if hasattr(obj, "_repr_html_"):  # read without the break opportunities a long run gets
+        out.append(obj._repr_html_().replace("<wbr>", ""))
     if hasattr(obj, "_repr_mimebundle_"):
-        out.append(json.dumps(obj._repr_mimebundle_(), default=str))
+        out.append(json.dumps(obj._repr_mimebundle_(), default=str).replace("<wbr>", ""))
     if hasattr(obj, "get_state"):
-        out.append(json.dumps(obj.get_state(), default=str))
+        out.append(json.dumps(obj.get_state(), default=str).replace("<wbr>", ""))
     return out
 
 
@@ -48,7 +48,7 @@ def _surfaces(s: nb.Session, extra: list[Any]) -> list[str]:
     texts += _frame_texts(s.trace.events(columns="all"))
     texts += _frame_texts(s.replay_validate_all(progress=False))
     dashboard, panel = s.trace.dashboard(), s.replay_panel()
-    texts += [*_texts(dashboard), dashboard.snapshot_html(), *_texts(panel)]
+    texts += [*_texts(dashboard), dashboard.snapshot_html().replace("<wbr>", ""), *_texts(panel)]
     for sequence in s.trace.export().events()["sequence"].tolist():
         texts += _texts(s.replay_validate(sequence, confirmed=True))
     dashboard.stop()

@@ -185,12 +185,12 @@ async def _drive(
 def _texts(obj: Any) -> list[str]:
     out = [repr(obj), str(obj)]
     for method in ("_repr_html_", "snapshot_html"):
-        if hasattr(obj, method):
-            out.append(getattr(obj, method)())
+        if hasattr(obj, method):  # read without the break opportunities a long run gets
+            out.append(getattr(obj, method)().replace("<wbr>", ""))
     if hasattr(obj, "_repr_mimebundle_"):
-        out.append(json.dumps(obj._repr_mimebundle_(), default=str))
+        out.append(json.dumps(obj._repr_mimebundle_(), default=str).replace("<wbr>", ""))
     if hasattr(obj, "get_state"):
-        out.append(json.dumps(obj.get_state(), default=str))
+        out.append(json.dumps(obj.get_state(), default=str).replace("<wbr>", ""))
     return out
 
 
