@@ -80,7 +80,8 @@ def test_load_trace_of_a_valid_export_imports_neither_jsonschema_nor_pandas(tmp_
 
 
 def test_a_clean_audit_imports_no_jsonschema(tmp_path: Path) -> None:
-    # A document the compiled validator accepts has no schema finding to explain.
+    # A document of JSON values that the compiled validator accepts has no schema finding to
+    # explain, whether read from a file or given in memory.
     session_id = "0b7e1c7a-3f0e-4d8e-9c55-8d9f0f6b5a21"  # the audit wants a UUID v4
     (tmp_path / "a.json").write_text(json.dumps(_export(session_id, 3)), encoding="utf-8")
     code = (
@@ -88,6 +89,8 @@ def test_a_clean_audit_imports_no_jsonschema(tmp_path: Path) -> None:
         "import plasmate_nb as pnb\n"
         f"report = pnb.audit({str(tmp_path)!r}, progress=False)\n"
         "assert report.ok and report.documents == 1, report\n"
+        f"in_memory = pnb.audit(pnb.load_trace({str(tmp_path / 'a.json')!r}))\n"  # a notebook's s.trace.export()
+        "assert in_memory.ok and in_memory.documents == 1, in_memory\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'jsonschema'))\n"
     )
     assert _run(code) == "[]"

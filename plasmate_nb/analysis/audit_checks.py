@@ -116,16 +116,16 @@ def _int(value: Any) -> TypeGuard[int]:
 # -- the schema ----------------------------------------------------------------------------------
 
 
-def schema_issues(document: Any, parsed: bool) -> Iterator[Issue]:
+def schema_issues(document: Any, plain: bool) -> Iterator[Issue]:
     """The shipped JSON schema's errors, each under the rule it enforces; messages name no values.
 
-    A document ``parsed`` from JSON text that the compiled validator accepts has none
+    A ``plain`` document (JSON values only) that the compiled validator accepts has none
     (``schema_accepts``: no jsonschema at all, which would cost about a millisecond an event).
     Otherwise the envelope is validated
     without its events, and each event on its own (cached by its text: the exports of one
     session repeat most events).
     """
-    if parsed and schema_accepts(document):
+    if plain and schema_accepts(document):
         return
     events = document.get("events") if isinstance(document, dict) else None
     if not isinstance(events, list) or "omitted" in document:

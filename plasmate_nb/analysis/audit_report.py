@@ -25,7 +25,7 @@ from plasmate_nb.notebook._export_files import read_export_bytes
 from plasmate_nb.notebook._html import box, cell, counted, table
 from plasmate_nb.notebook._tables import ReadableFrame
 from plasmate_nb.notebook.export import is_json_text
-from plasmate_nb.trace.compact import file_label
+from plasmate_nb.trace.compact import compact_json, file_label
 from plasmate_nb.trace.constants import SCHEMA
 from plasmate_nb.trace.json_text import JsonTextError, strict_loads
 
@@ -49,7 +49,7 @@ class _Document:
     source: str
     payload: Any
     final_trace: bool  # known to be a close_page final_trace (sorted keys, the response ceiling)
-    parsed: bool  # read from JSON text: JSON values only (a dict given in memory may hold a tuple)
+    plain: bool  # JSON values only: read from text, or given in memory and unchanged by a round trip
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ def _issues(document: _Document) -> list[checks.Issue]:
     """Every issue of one document: the schema's first, then the specific checks'."""
     payload = document.payload
     if not isinstance(payload, dict):
-        return list(checks.schema_issues(payload, document.parsed))
+        return list(checks.schema_issues(payload, document.plain))
     specific: list[checks.Issue] = []
     if payload.get("omitted") is not None:
         specific.extend(checks.omitted_marker_issues(payload))
@@ -212,7 +212,7 @@ def _issues(document: _Document) -> list[checks.Issue]:
     covered = {(rule, path) for rule, path, _, _ in specific}
     schema = [
         issue
-        for issue in checks.schema_issues(payload, document.parsed)
+        for issue in checks.schema_issues(payload, document.plain)
         if (issue[0], issue[1]) not in covered
     ]
     return list(dict.fromkeys(schema + specific))
@@ -242,9 +242,9 @@ def _read(
 def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable | Path]:
     payload = getattr(source, "payload", None)
     if isinstance(payload, dict):  # a TraceExport or FinalTraceOmitted
-        yield from _recognise(payload, label, parsed=False)
+        yield from _recognise(payload, label, plain=_plain_json(payload))
     elif isinstance(source, dict):
-        yield from _recognise(source, label, parsed=False)
+        yield from _recognise(source, label, plain=_plain_json(source))
     elif is_json_text(source):
         yield from _parsed(source, "JSON text")
     elif isinstance(source, str | Path):
@@ -299,20 +299,29 @@ def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:
         if not document:
             yield _Unreadable(label, "an empty JSON array")
         for index, item in enumerate(document):
-            yield from _recognise(item, f"{label}[{index}]", parsed=True)
+            yield from _recognise(item, f"{label}[{index}]", plain=True)
     else:
-        yield from _recognise(document, label, parsed=True)
+        yield from _recognise(document, label, plain=True)
 
 
-def _recognise(document: Any, label: str, parsed: bool) -> Iterator[_Document | _Unreadable]:
+def _plain_json(document: Any) -> bool:
+    """Whether a document given in memory holds JSON values only: one that a JSON round trip
+    leaves equal (a tuple becomes a list, a number key a string: neither compares equal)."""
+    try:
+        return bool(strict_loads(compact_json(document)) == document)
+    except (TypeError, ValueError, RecursionError):  # not JSON-serialisable (a set, NaN, too deep)
+        return False
+
+
+def _recognise(document: Any, label: str, plain: bool) -> Iterator[_Document | _Unreadable]:
     if not isinstance(document, dict):
         yield _Unreadable(label, f"a JSON {type(document).__name__}, not an export object")
     elif "closed" in document and "session_id" in document and "events" not in document:
         if "final_trace" in document:
-            yield _Document(f"{label} final_trace", document["final_trace"], final_trace=True, parsed=parsed)
+            yield _Document(f"{label} final_trace", document["final_trace"], final_trace=True, plain=plain)
         else:
             yield _Unreadable(label, "a close_page answer without final_trace (the session was not traced)")
     elif document.get("schema") == SCHEMA or {"events", "trace_id", "omitted"} & document.keys():
-        yield _Document(label, document, final_trace=False, parsed=parsed)
+        yield _Document(label, document, final_trace=False, plain=plain)
     else:
         yield _Unreadable(label, "not a plasmate.trace.v1 export or a close_page answer")
