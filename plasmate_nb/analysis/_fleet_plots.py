@@ -31,7 +31,7 @@ class FleetFigure(Figure):
         return buffer.getvalue()
 
 
-def _shown(labels: Any) -> list[str]:
+def _literal(labels: Any) -> list[str]:
     """Labels from the exports as matplotlib draws them literally: a ``$`` pair would start its
     math markup (and a crafted origin holding ``$\\foo{$`` stopped the figure from drawing)."""
     return [str(label).replace("$", r"\$") for label in labels]
@@ -40,8 +40,8 @@ def _shown(labels: Any) -> list[str]:
 def _actions(fleet: Fleet, ax: Axes) -> None:
     table = fleet.by_action.sort_values("events")
     ok = table["events"] - table["failures"]
-    ax.barh(_shown(table.index), ok, label="success", color="#4c78a8")
-    ax.barh(_shown(table.index), table["failures"], left=ok, label="error", color="#e45756")
+    ax.barh(_literal(table.index), ok, label="success", color="#4c78a8")
+    ax.barh(_literal(table.index), table["failures"], left=ok, label="error", color="#e45756")
     ax.set_title("events by action")
     ax.set_xlabel("events")
     ax.legend(loc="lower right")
@@ -49,7 +49,7 @@ def _actions(fleet: Fleet, ax: Axes) -> None:
 
 def _origins(fleet: Fleet, ax: Axes) -> None:
     table = fleet.by_origin.head(12).sort_values("events")
-    ax.barh(_shown(table.index), table["runs"], color="#72b7b2")
+    ax.barh(_literal(table.index), table["runs"], color="#72b7b2")
     ax.set_title("runs by origin (top 12)")
     ax.set_xlabel("runs")
 
@@ -63,7 +63,7 @@ def _errors(fleet: Fleet, ax: Axes) -> None:
     left = None
     for error_class in table.columns:
         values = table[error_class]
-        ax.barh(_shown(table.index), values, left=left, label=_shown([error_class])[0])
+        ax.barh(_literal(table.index), values, left=left, label=_literal([error_class])[0])
         left = values if left is None else left + values
     ax.set_title("failures by action and error class")
     ax.set_xlabel("failed events")
@@ -72,9 +72,9 @@ def _errors(fleet: Fleet, ax: Axes) -> None:
 
 def _durations(fleet: Fleet, ax: Axes) -> None:
     table = fleet.durations.sort_values("p50")
-    ax.barh(_shown(table.index), table["p99"], color="#bab0ac", label="p99")
-    ax.barh(_shown(table.index), table["p90"], color="#9d755d", label="p90")
-    ax.barh(_shown(table.index), table["p50"], color="#4c78a8", label="p50")
+    ax.barh(_literal(table.index), table["p99"], color="#bab0ac", label="p99")
+    ax.barh(_literal(table.index), table["p90"], color="#9d755d", label="p90")
+    ax.barh(_literal(table.index), table["p50"], color="#4c78a8", label="p50")
     ax.set_xscale("log")
     ax.set_title("duration by action (ms)")
     ax.legend(loc="lower right")
@@ -82,7 +82,7 @@ def _durations(fleet: Fleet, ax: Axes) -> None:
 
 def _pressure(fleet: Fleet, ax: Axes) -> None:
     table = fleet.pressure
-    ax.barh(_shown(table.index[::-1]), table["share"][::-1] * 100, color="#f58518")
+    ax.barh(_literal(table.index[::-1]), table["share"][::-1] * 100, color="#f58518")
     ax.set_xlim(0, 100)
     ax.set_title("bounds pressure (% of runs)")
     ax.set_xlabel("% of runs")

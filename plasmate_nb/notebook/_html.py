@@ -18,10 +18,12 @@ def counted(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
-# A run this long with no space is no word (a crafted origin, a page's title of one token): it may
-# break every BREAK_EVERY characters, or it would stretch a table or a title past the output area.
-_UNBROKEN = re.compile(r"(\S{48,})")
+# A run of UNBROKEN_CHARS or more with no space is no word (a crafted origin, a page's title of one
+# token): it may break every BREAK_EVERY characters, or it would stretch a table or a title past
+# the output area.
+UNBROKEN_CHARS = 48
 BREAK_EVERY = 12
+_UNBROKEN = re.compile(r"(\S{" + str(UNBROKEN_CHARS) + ",})")
 
 
 def _shown_text(value: Any) -> str:
@@ -32,7 +34,7 @@ def _shown_text(value: Any) -> str:
 
 def cell(value: Any) -> str:
     """``value`` as escaped HTML text, for an element's content: lone surrogates as U+FFFD,
-    bidirectional overrides as escapes, and a run of 48 characters with no space allowed to break."""
+    bidirectional overrides as escapes, and a long run with no space allowed to break."""
     if value is None:
         return ""
     runs = _UNBROKEN.split(_shown_text(value))
