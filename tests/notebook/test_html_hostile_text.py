@@ -21,13 +21,11 @@ browser renders the reprs to measure them.
 from __future__ import annotations
 
 import copy
-import http.server
 import json
-import threading
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
@@ -37,6 +35,7 @@ from plasmate_nb._loop import background_loop
 from plasmate_nb.client import InProcessTransport, LoopBoundTransport
 from plasmate_nb.tools import Dispatcher
 from tests.scripted_engine import ScriptedEngine
+from tests.tools.local_http import Answer, ScriptedServer, scripted
 
 RLO, PDF = "\u202e", "\u202c"
 BIDI_CONTROLS = ("\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069")
@@ -58,52 +57,27 @@ PAGES: dict[str, str] = {
 }
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    rendered: ClassVar[dict[str, str]] = {}
-
-    def do_GET(self) -> None:
-        path = self.path.split("?")[0]
-        body = PAGES.get(path) or self.rendered.get(path)
-        if body is None:
-            self.send_error(404)
-            return
-        data = body.encode("utf-8")
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+@pytest.fixture(scope="module")
+def hostile_site() -> Iterator[ScriptedServer]:
+    with scripted({path: Answer(body=html) for path, html in PAGES.items()}) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
-def hostile_site() -> Iterator[str]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser_session(hostile_site: str) -> Iterator[pnb.Session]:
+def browser_session(hostile_site: ScriptedServer) -> Iterator[pnb.Session]:
     """One session of the embedded engine (the only Chromium of the module)."""
     with pnb.Session() as s:
         yield s
 
 
-def _measure(s: pnb.Session, site: str, html: str) -> dict[str, float]:
+def _measure(s: pnb.Session, site: ScriptedServer, html: str) -> dict[str, float]:
     """``html`` rendered in an 800 px wide output area of the session's Chromium: the widths."""
-    key = f"/render-{len(_Handler.rendered)}.html"
-    _Handler.rendered[key] = (
-        "<!doctype html><html><head><meta charset=utf-8></head><body style='margin:0'>"
+    key = f"/render-{len(site.routes)}.html"
+    site.routes[key] = Answer(
+        body="<!doctype html><html><head><meta charset=utf-8></head><body style='margin:0'>"
         f"<div id=out style='width:{CONTAINER_PX}px'>{html}</div></body></html>"
     )
-    _go(s, site + key)
+    _go(s, site.url(key))
     return s.evaluate(
         "(() => { const out = document.getElementById('out');"
         " const widest = (sel) => Math.max(0, ...[...out.querySelectorAll(sel)].map(e => e.getBoundingClientRect().width));"
@@ -172,10 +146,10 @@ def _crafted(mutate: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
 
 
 def test_bidi_overrides_in_a_page_are_shown_not_applied(
-    browser_session: pnb.Session, hostile_site: str
+    browser_session: pnb.Session, hostile_site: ScriptedServer
 ) -> None:
     # "Invoice <RLO>gnp.exe" would read "Page: Invoice exe.png" (the title box, the elements table).
-    page = _go(browser_session, f"{hostile_site}/bidi.html")
+    page = _go(browser_session, hostile_site.url("/bidi.html"))
     assert RLO in (page.title or "")  # the page really holds it
     html = page._repr_html_()
     assert _bidi_in(html) == [], f"bidi controls reach the Page HTML: {_bidi_in(html)}"
@@ -185,7 +159,7 @@ def test_bidi_overrides_in_a_page_are_shown_not_applied(
 
 
 def test_a_crafted_trace_id_cannot_reverse_the_session_id_after_it(
-    browser_session: pnb.Session, hostile_site: str
+    browser_session: pnb.Session, hostile_site: ScriptedServer
 ) -> None:
     # trace_id and session_id share one line; an RLO in trace_id (the schema's handle is any 1-64
     # characters) would run on to the end of it and reverse the session id.
@@ -232,11 +206,11 @@ def test_bidi_overrides_in_crafted_origins_and_roles_are_shown_not_applied(view:
 
 
 def test_a_long_page_title_and_label_wrap_within_the_output_area(
-    browser_session: pnb.Session, hostile_site: str
+    browser_session: pnb.Session, hostile_site: ScriptedServer
 ) -> None:
     # The box title and an auto-layout table's columns are as wide as their longest unbreakable
     # run: a 3000-character title and label made them 36,810 px and 5,123 px wide.
-    page = _go(browser_session, f"{hostile_site}/long.html")
+    page = _go(browser_session, hostile_site.url("/long.html"))
     html = page._repr_html_()
     # The header shows the title's start and its length; the whole title is page.title.
     assert page.title == LONG_WORD and "(3,000 characters)" in html and "(3,000 characters)" in repr(page)
@@ -249,7 +223,7 @@ def test_a_long_page_title_and_label_wrap_within_the_output_area(
 
 
 def test_a_crafted_long_role_or_origin_does_not_widen_the_events_table(
-    browser_session: pnb.Session, hostile_site: str
+    browser_session: pnb.Session, hostile_site: ScriptedServer
 ) -> None:
     # The events table is wider than an output area anyway (it scrolls); one long value must not
     # widen it further (a 600-character role made it 5,343 px wide).
