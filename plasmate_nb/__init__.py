@@ -22,7 +22,7 @@ from plasmate_nb._lazy import lazy_exports as _lazy_exports
 _EXPORTS = {
     "plasmate_nb.analysis": ("AuditReport", "Comparison", "Fleet", "audit", "compare", "fleet"),
     "plasmate_nb.browser.config": ("EnvironmentSettingError",),
-    "plasmate_nb.client": ("HttpTransport", "StdioTransport", "ToolError", "Transport"),
+    "plasmate_nb.client": ("HttpTransport", "ServerAnswerError", "StdioTransport", "ToolError", "Transport"),
     "plasmate_nb.demo_site": ("DemoSite",),
     "plasmate_nb.notebook": (
         "AmbiguousElement", "AsyncSession", "Cookies", "Element", "ElementNotFound", "FinalTraceOmitted",
@@ -57,6 +57,7 @@ if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_im
     from plasmate_nb.analysis import fleet as fleet
     from plasmate_nb.browser.config import EnvironmentSettingError as EnvironmentSettingError
     from plasmate_nb.client import HttpTransport as HttpTransport
+    from plasmate_nb.client import ServerAnswerError as ServerAnswerError
     from plasmate_nb.client import StdioTransport as StdioTransport
     from plasmate_nb.client import ToolError as ToolError
     from plasmate_nb.client import Transport as Transport

@@ -24,8 +24,8 @@ from plasmate_nb.analysis.audit_rules import RULES_BY_ID
 from plasmate_nb.notebook._export_files import read_export_bytes
 from plasmate_nb.notebook._html import box, cell, counted, table
 from plasmate_nb.notebook._tables import ReadableFrame
-from plasmate_nb.notebook.export import is_json_text
-from plasmate_nb.trace.compact import compact_json, file_label
+from plasmate_nb.notebook.export import is_json_text, plain_json
+from plasmate_nb.trace.compact import file_label
 from plasmate_nb.trace.constants import SCHEMA
 from plasmate_nb.trace.json_text import JsonTextError, strict_loads
 
@@ -242,9 +242,9 @@ def _read(
 def _expand(source: Any, label: str) -> Iterator[_Document | _Unreadable | Path]:
     payload = getattr(source, "payload", None)
     if isinstance(payload, dict):  # a TraceExport or FinalTraceOmitted
-        yield from _recognise(payload, label, plain=_plain_json(payload))
+        yield from _recognise(payload, label, plain=plain_json(payload))
     elif isinstance(source, dict):
-        yield from _recognise(source, label, plain=_plain_json(source))
+        yield from _recognise(source, label, plain=plain_json(source))
     elif is_json_text(source):
         yield from _parsed(source, "JSON text")
     elif isinstance(source, str | Path):
@@ -302,15 +302,6 @@ def _parsed(text: str, label: str) -> Iterator[_Document | _Unreadable]:
             yield from _recognise(item, f"{label}[{index}]", plain=True)
     else:
         yield from _recognise(document, label, plain=True)
-
-
-def _plain_json(document: Any) -> bool:
-    """Whether a document given in memory holds JSON values only: one that a JSON round trip
-    leaves equal (a tuple becomes a list, a number key a string: neither compares equal)."""
-    try:
-        return bool(strict_loads(compact_json(document)) == document)
-    except (TypeError, ValueError, RecursionError):  # not JSON-serialisable (a set, NaN, too deep)
-        return False
 
 
 def _recognise(document: Any, label: str, plain: bool) -> Iterator[_Document | _Unreadable]:

@@ -10,7 +10,7 @@ import typing as _typing
 from plasmate_nb._lazy import lazy_exports as _lazy_exports
 
 _EXPORTS = {
-    "plasmate_nb.client.base": ("ToolError", "Transport"),
+    "plasmate_nb.client.base": ("ServerAnswerError", "ToolError", "Transport"),
     "plasmate_nb.client.bound": ("LoopBoundTransport",),
     "plasmate_nb.client.embedded": (
         "EmbeddedHttpServer", "close_embedded", "embedded_dispatcher", "embedded_transport", "serve_embedded_http",
@@ -21,6 +21,7 @@ _EXPORTS = {
 __all__, __getattr__, __dir__ = _lazy_exports(__name__, _EXPORTS)
 
 if _typing.TYPE_CHECKING:  # the same names for static tools (tests/test_lean_imports.py keeps them equal)
+    from plasmate_nb.client.base import ServerAnswerError as ServerAnswerError
     from plasmate_nb.client.base import ToolError as ToolError
     from plasmate_nb.client.base import Transport as Transport
     from plasmate_nb.client.bound import LoopBoundTransport as LoopBoundTransport

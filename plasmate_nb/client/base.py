@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from plasmate_nb import errors
 from plasmate_nb._tracebacks import HintedError
 
 #: ``callback(session_id, tool)``: called after every tool call made through an engine.
@@ -40,6 +41,23 @@ class ToolError(HintedError):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tool={self.tool!r}, message={self.message!r})"
+
+
+class ServerAnswerError(ToolError):
+    """A server answered ``tool`` with something the tool contract does not allow (a wrong type,
+    a missing field, counters that disagree): a server that is not Plasmate-compatible there, or
+    a bug in it. The notebook keeps nothing of that answer; ``message`` names what is wrong by
+    its JSON path, never by the value sent.
+
+    >>> try:
+    ...     s.trace.export()
+    ... except ServerAnswerError as error:
+    ...     print(error.message)   # the server's trace_export answer is not ...: at $.events[0].duration_ms: ...
+    """
+
+    def __init__(self, tool: str, message: str) -> None:
+        super().__init__(tool, message)
+        self.with_hint(errors.SERVER_ANSWER_HINT)
 
 
 @runtime_checkable

@@ -40,7 +40,17 @@ from ._caller_warnings import warn_caller
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
 from .cookies import Cookies
-from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, plotter
+from .export import (
+    FinalTraceOmitted,
+    TraceCleared,
+    TraceExport,
+    TraceStatus,
+    answered_cleared,
+    answered_export,
+    answered_final_trace,
+    answered_status,
+    plotter,
+)
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan, ReplayRefused, ReplayResult
@@ -185,8 +195,10 @@ class AsyncSession:
         >>> watch.trace.dashboard()
         """
         session = cls(transport)
-        status = await session._call("trace_status", {"session_id": session_id})
-        session._session_id, session._trace_id = session_id, status["trace_id"]
+        status = answered_status(
+            await session._call("trace_status", {"session_id": session_id}), "trace_status"
+        )
+        session._session_id, session._trace_id = session_id, status.trace_id
         session._close_on_exit = False
         return session
 
@@ -367,8 +379,10 @@ class AsyncSession:
         # All of the new session at once: an interrupted call below must not leave the last one's parts.
         self._session_id, self._trace_id, self._final_trace = payload["session_id"], None, None
         self._page = Page(payload, self._transport)
-        status = await self._call("trace_status", {"session_id": self._session_id})
-        self._trace_id = status["trace_id"]
+        status = answered_status(
+            await self._call("trace_status", {"session_id": self._session_id}), "trace_status"
+        )
+        self._trace_id = status.trace_id
         return self._page
 
     async def navigate(self, url: str) -> Page:
@@ -576,13 +590,12 @@ class AsyncSession:
             finally:
                 self._session_id = None
             final = payload.get("final_trace") if isinstance(payload, dict) else None
-            if final is None:
-                self._final_trace = None
-            elif final.get("omitted") is True:
-                self._final_trace = FinalTraceOmitted(final)
-            else:
-                self._final_trace = TraceExport(final)
-            await self._notify("close_page")  # after final_trace is set: live views show it
+            self._final_trace = None
+            try:  # the session is closed either way: a final trace that breaks the contract is not kept
+                if final is not None:
+                    self._final_trace = answered_final_trace(final)
+            finally:
+                await self._notify("close_page")  # after final_trace is set: live views show it
         finally:  # failed or interrupted too: a connection this session made must not outlive it
             await self._release_transport()
         return self._final_trace
@@ -754,18 +767,18 @@ class AsyncTrace:
         >>> st = s.trace.status()
         >>> st.retained_events, st.max_events, st.evicted_events
         """
-        payload = await self._trace_call("trace_status")
-        self._sightings.saw(payload)
-        return TraceStatus(payload)
+        status = answered_status(await self._trace_call("trace_status"), "trace_status")
+        self._sightings.saw(status.payload)
+        return status
 
     async def export(self) -> TraceExport:
         """A bounded export of the retained events (``trace_export``); nothing is written to disk.
 
         >>> s.trace.export().to_json("trace.json")
         """
-        payload = await self._trace_call("trace_export")
-        self._sightings.saw(payload)
-        return TraceExport(payload)
+        export = answered_export(await self._trace_call("trace_export"))
+        self._sightings.saw(export.payload)
+        return export
 
     async def events(self, columns: str | Sequence[str] = "compact") -> ReadableFrame:
         """The retained events as a typed pandas table, one row per event.
@@ -803,9 +816,9 @@ class AsyncTrace:
 
         >>> s.trace.clear().cleared_events
         """
-        payload = await self._trace_call("trace_clear")
-        self._sightings.saw(payload["status"])
-        return TraceCleared(payload)
+        cleared = answered_cleared(await self._trace_call("trace_clear"))
+        self._sightings.saw(cleared.status.payload)
+        return cleared
 
     async def dashboard(self, poll_interval: float | None = None) -> TraceDashboard:
         """A live ipywidgets dashboard of this trace: gauges, counters, redaction panel, events.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from .. import errors
 from .._tracebacks import HintedError
-from ..trace.compact import file_label, utf8_len
+from ..trace.compact import compact_json, file_label, utf8_len
 from ..trace.constants import SCHEMA
 from ..trace.json_text import strict_loads
 from ._export_fields import COUNTERS
@@ -420,13 +420,24 @@ def schema_accepts(document: Any) -> bool:
     return True
 
 
-def _validate(document: Any, source: str | None) -> None:
+def plain_json(document: Any) -> bool:
+    """Whether a document given in memory holds JSON values only: one that a JSON round trip
+    leaves equal (a tuple becomes a list, a number key a string: neither compares equal)."""
+    try:
+        return bool(strict_loads(compact_json(document)) == document)
+    except (TypeError, ValueError, RecursionError):  # not JSON-serialisable (a set, NaN, too deep)
+        return False
+
+
+def _validate(document: Any, source: str | None, *, parsed: bool) -> None:
     """Raise ``TraceFormatError`` unless ``document`` matches the schema.
 
     The compiled validator decides; only a rejection loads jsonschema, whose first error gives
     the precise path and message (where the two differ at the edges, jsonschema's verdict stands).
+    Its yes stands for a document ``parsed`` from JSON text, or one of plain JSON values: in
+    Python objects it also takes a tuple for an array.
     """
-    if not schema_accepts(document):
+    if not (schema_accepts(document) and (parsed or plain_json(document))):
         _raise_first_error(schema_validator(), document, source)
 
 
@@ -605,12 +616,72 @@ def load_trace(source: str | Path | dict[str, Any]) -> TraceExport | FinalTraceO
     >>> export.events()
     """
     document, label = _parse(source)
-    document = _unwrap_close_payload(document)
-    _validate(document, label)
+    return checked_trace(_unwrap_close_payload(document), label, parsed=not isinstance(source, dict))
+
+
+def checked_trace(
+    document: Any, source: str | None = None, *, parsed: bool = False
+) -> TraceExport | FinalTraceOmitted:
+    """``document`` as a ``TraceExport`` (or the omitted marker) once the schema and the counter
+    rules accept it; ``TraceFormatError`` otherwise (``source`` names the document in it)."""
+    _validate(document, source, parsed=parsed)
     if document.get("omitted") is True:
         return FinalTraceOmitted(document)
-    _check_counters(document, label)
+    _check_counters(document, source)
     return TraceExport(document)
+
+
+def answered_export(payload: Any) -> TraceExport:
+    """A server's ``trace_export`` answer, checked as ``load_trace`` checks a file;
+    ``ServerAnswerError`` otherwise (also for the omitted marker, which only a final trace may be)."""
+    from ..client.base import ServerAnswerError
+
+    trace = _answered_trace(payload, "trace_export", "trace_export answer")
+    if isinstance(trace, FinalTraceOmitted):
+        raise ServerAnswerError(
+            "trace_export", errors.bad_server_answer("trace_export answer", errors.EXPORT_NOT_OMITTED)
+        )
+    return trace
+
+
+def answered_final_trace(payload: Any) -> TraceExport | FinalTraceOmitted:
+    """The ``final_trace`` of a server's ``close_page`` answer, checked as ``load_trace`` checks a
+    file; ``ServerAnswerError`` otherwise."""
+    return _answered_trace(payload, "close_page", "close_page answer's final_trace")
+
+
+def _answered_trace(payload: Any, tool: str, what: str) -> TraceExport | FinalTraceOmitted:
+    from ..client.base import ServerAnswerError
+
+    try:
+        return checked_trace(payload)
+    except TraceFormatError as error:
+        finding = f"{errors.NOT_AN_EXPORT}, {error.detail}"
+        raise ServerAnswerError(tool, errors.bad_server_answer(what, finding)) from None
+
+
+def answered_status(payload: Any, tool: str) -> TraceStatus:
+    """The ``trace_status`` payload in a server's ``tool`` answer (``trace_status``, or
+    ``trace_clear``'s ``status``), each field of the contract present with its type;
+    ``ServerAnswerError`` otherwise. Fields beyond the contract's are kept."""
+    from ..client.base import ServerAnswerError
+
+    what = "trace_status answer" if tool == "trace_status" else f"{tool} answer's status"
+    finding = _status_finding(payload)
+    if finding is not None:
+        raise ServerAnswerError(tool, errors.bad_server_answer(what, finding))
+    return TraceStatus(payload)
+
+
+def answered_cleared(payload: Any) -> TraceCleared:
+    """A server's ``trace_clear`` answer: a count and a status; ``ServerAnswerError`` otherwise."""
+    from ..client.base import ServerAnswerError
+
+    if not isinstance(payload, dict) or not _is_count(payload.get("cleared_events")):
+        finding = errors.export_finding("$.cleared_events", _COUNT_RULE[1])
+        raise ServerAnswerError("trace_clear", errors.bad_server_answer("trace_clear answer", finding))
+    answered_status(payload.get("status"), "trace_clear")
+    return TraceCleared(payload)
 
 
 #: ``load_traces(engine="auto")`` lets DuckDB read more files than this.
@@ -676,7 +747,7 @@ def load_traces(
         document, label = _parse(source, "load_traces")
         document = _unwrap_close_payload(document)
         if validate == "full" or not _plain_envelope(document):
-            _validate(document, label)
+            _validate(document, label, parsed=not isinstance(source, dict))
             if document.get("omitted") is True:
                 continue
         try:
@@ -733,6 +804,35 @@ def _is_count(value: Any) -> bool:
     if type(value) is float and value.is_integer():
         value = int(value)
     return type(value) is int and 0 <= value <= _INT64_MAX
+
+
+def _json_type(value: Any) -> str:
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "true or false", type(None): "null"}
+    return kinds.get(type(value), "another number")
+
+
+# The test each trace_status field's value passes, and what it must be (said when it fails);
+# a field not named here is a count.
+_STATUS_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "schema": (lambda value: value == SCHEMA, f"must be {SCHEMA!r}"),
+    "enabled": (lambda value: type(value) is bool, "must be true or false"),
+    "trace_id": (lambda value: type(value) is str and value != "", "must be a non-empty string"),
+    "retention": (lambda value: type(value) is str, "must be a string"),
+}
+_COUNT_RULE: tuple[Callable[[Any], bool], str] = (_is_count, "must be a whole number of at least 0")
+
+
+def _status_finding(payload: Any) -> str | None:
+    """What is wrong with a trace_status payload, by path (never quoting a value); None when nothing is."""
+    if type(payload) is not dict:
+        return errors.export_finding("$", f"must be an object, not {_json_type(payload)}")
+    for name in STATUS_FIELDS:
+        valid, requirement = _STATUS_RULES.get(name, _COUNT_RULE)
+        if name not in payload:
+            return errors.required_field_missing(name)
+        if not valid(payload[name]):
+            return errors.export_finding(f"$.{name}", f"{requirement}, not {_json_type(payload[name])}")
+    return None
 
 
 def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:

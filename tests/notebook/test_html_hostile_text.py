@@ -263,44 +263,15 @@ def test_a_crafted_origin_with_dollar_signs_is_drawn_literally(tmp_path: Path) -
 # -- 5. the dashboard card's unescaped sequence -------------------------------------------------------
 
 
-class _CraftingTransport:
-    """A transport (a remote server, say) whose trace_export answer carries a crafted sequence."""
-
-    def __init__(self, inner: Any, sequence: Any) -> None:
-        self.inner = inner
-        self.sequence = sequence
-
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        answer = await self.inner.call(tool, arguments)
-        if tool == "trace_export" and isinstance(answer, dict) and answer.get("events"):
-            answer = copy.deepcopy(answer)
-            answer["events"][-1]["sequence"] = self.sequence
-        return answer
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        return await self.inner.list_tools()
-
-    def subscribe(self, callback: Any) -> Callable[[], None]:
-        return self.inner.subscribe(callback)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
 def test_the_dashboard_card_escapes_an_event_sequence() -> None:
-    # TraceExport(payload) takes a server's trace_export answer as it is: the card escapes it.
-    from plasmate_nb.demo_site import DemoSite
+    # A server's export with such a sequence is refused (tests/notebook/test_trace_answers.py);
+    # the card escapes it all the same, should anything else ever hand it one.
+    from plasmate_nb.notebook._dashboard_card import events_html
 
     evil = "<img src=x onerror=alert(document.domain)>"
-    with DemoSite() as site:
-        engine = ScriptedEngine(site.base_url)
-        inner = LoopBoundTransport(InProcessTransport(Dispatcher(engine)), background_loop())
-        with nb.Session(_CraftingTransport(inner, evil)) as s:
-            s.open(site.url("/login.html"))
-            dashboard = s.trace.dashboard()
-            dashboard.refresh().result(timeout=30)
-            html = dashboard.snapshot_html()
-            dashboard.stop()
+    events = _crafted(lambda p: p["events"][-1].update(sequence=evil))["events"]
+    html = events_html(events)
     tags = [tag for tag, _ in _parsed(html).tags]
     handlers = [name for _, attrs in _parsed(html).tags for name, _ in attrs if name.startswith("on")]
     assert "img" not in tags and not handlers, f"live markup in the dashboard card: {evil!r} -> {handlers}"
+    assert "&lt;img" in html  # shown, as text

@@ -170,3 +170,20 @@ def test_a_rejected_document_keeps_jsonschemas_message() -> None:
     with pytest.raises(TraceFormatError) as loaded:
         load_trace(marker)
     assert str(loaded.value) == str(direct.value) and loaded.value.path == "$.omitted"
+
+
+@SETTINGS
+@given(VALID, st.data())
+def test_load_trace_of_a_dict_takes_a_tuple_for_no_array(
+    document: dict[str, Any], data: st.DataObject
+) -> None:
+    """The compiled validator takes a tuple where an array belongs; a dict given to load_trace
+    (or a server's answer) is held to jsonschema there, which does not."""
+    trace = copy.deepcopy(trace_of(document))
+    arrays = [path for path in _places(trace) if isinstance(_at(trace, path), list)]  # events, at least
+    path = data.draw(st.sampled_from(arrays))
+    _at(trace, path[:-1])[path[-1]] = tuple(_at(trace, path))
+    assert _fast_accepts(trace)  # what the shortcut alone would have let through
+    with pytest.raises(TraceFormatError) as error:
+        load_trace(trace)
+    assert "is not of type 'array'" in str(error.value)
