@@ -39,18 +39,9 @@ from ..trace.origin import clean, origin, userinfo_and_rest
 from ._caller_warnings import warn_caller
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
+from ._trace_answers import answered_cleared, answered_export, answered_final_trace, answered_status
 from .cookies import Cookies
-from .export import (
-    FinalTraceOmitted,
-    TraceCleared,
-    TraceExport,
-    TraceStatus,
-    answered_cleared,
-    answered_export,
-    answered_final_trace,
-    answered_status,
-    plotter,
-)
+from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, plotter
 from .page import Element, Page
 from .page import element_id as _id_of
 from .replay import ReplayPlan, ReplayRefused, ReplayResult

@@ -631,59 +631,6 @@ def checked_trace(
     return TraceExport(document)
 
 
-def answered_export(payload: Any) -> TraceExport:
-    """A server's ``trace_export`` answer, checked as ``load_trace`` checks a file;
-    ``ServerAnswerError`` otherwise (also for the omitted marker, which only a final trace may be)."""
-    from ..client.base import ServerAnswerError
-
-    trace = _answered_trace(payload, "trace_export", "trace_export answer")
-    if isinstance(trace, FinalTraceOmitted):
-        raise ServerAnswerError(
-            "trace_export", errors.bad_server_answer("trace_export answer", errors.EXPORT_NOT_OMITTED)
-        )
-    return trace
-
-
-def answered_final_trace(payload: Any) -> TraceExport | FinalTraceOmitted:
-    """The ``final_trace`` of a server's ``close_page`` answer, checked as ``load_trace`` checks a
-    file; ``ServerAnswerError`` otherwise."""
-    return _answered_trace(payload, "close_page", "close_page answer's final_trace")
-
-
-def _answered_trace(payload: Any, tool: str, what: str) -> TraceExport | FinalTraceOmitted:
-    from ..client.base import ServerAnswerError
-
-    try:
-        return checked_trace(payload)
-    except TraceFormatError as error:
-        finding = f"{errors.NOT_AN_EXPORT}, {error.detail}"
-        raise ServerAnswerError(tool, errors.bad_server_answer(what, finding)) from None
-
-
-def answered_status(payload: Any, tool: str) -> TraceStatus:
-    """The ``trace_status`` payload in a server's ``tool`` answer (``trace_status``, or
-    ``trace_clear``'s ``status``), each field of the contract present with its type;
-    ``ServerAnswerError`` otherwise. Fields beyond the contract's are kept."""
-    from ..client.base import ServerAnswerError
-
-    what = "trace_status answer" if tool == "trace_status" else f"{tool} answer's status"
-    finding = _status_finding(payload)
-    if finding is not None:
-        raise ServerAnswerError(tool, errors.bad_server_answer(what, finding))
-    return TraceStatus(payload)
-
-
-def answered_cleared(payload: Any) -> TraceCleared:
-    """A server's ``trace_clear`` answer: a count and a status; ``ServerAnswerError`` otherwise."""
-    from ..client.base import ServerAnswerError
-
-    if not isinstance(payload, dict) or not _is_count(payload.get("cleared_events")):
-        finding = errors.export_finding("$.cleared_events", _COUNT_RULE[1])
-        raise ServerAnswerError("trace_clear", errors.bad_server_answer("trace_clear answer", finding))
-    answered_status(payload.get("status"), "trace_clear")
-    return TraceCleared(payload)
-
-
 #: ``load_traces(engine="auto")`` lets DuckDB read more files than this.
 AUTO_DUCKDB_FILES = 1000
 
@@ -799,40 +746,11 @@ _PARAMETER_NAMES = frozenset(
 _INT64_MAX = 2**63 - 1  # the largest count a table column holds
 
 
-def _is_count(value: Any) -> bool:
+def is_count(value: Any) -> bool:
     """A JSON integer (``3.0`` is one too) a table column holds."""
     if type(value) is float and value.is_integer():
         value = int(value)
     return type(value) is int and 0 <= value <= _INT64_MAX
-
-
-def _json_type(value: Any) -> str:
-    kinds = {dict: "an object", list: "an array", str: "a string", bool: "true or false", type(None): "null"}
-    return kinds.get(type(value), "another number")
-
-
-# The test each trace_status field's value passes, and what it must be (said when it fails);
-# a field not named here is a count.
-_STATUS_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "schema": (lambda value: value == SCHEMA, f"must be {SCHEMA!r}"),
-    "enabled": (lambda value: type(value) is bool, "must be true or false"),
-    "trace_id": (lambda value: type(value) is str and value != "", "must be a non-empty string"),
-    "retention": (lambda value: type(value) is str, "must be a string"),
-}
-_COUNT_RULE: tuple[Callable[[Any], bool], str] = (_is_count, "must be a whole number of at least 0")
-
-
-def _status_finding(payload: Any) -> str | None:
-    """What is wrong with a trace_status payload, by path (never quoting a value); None when nothing is."""
-    if type(payload) is not dict:
-        return errors.export_finding("$", f"must be an object, not {_json_type(payload)}")
-    for name in STATUS_FIELDS:
-        valid, requirement = _STATUS_RULES.get(name, _COUNT_RULE)
-        if name not in payload:
-            return errors.required_field_missing(name)
-        if not valid(payload[name]):
-            return errors.export_finding(f"$.{name}", f"{requirement}, not {_json_type(payload[name])}")
-    return None
 
 
 def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -860,9 +778,9 @@ def _checked_columns(events: list[dict[str, Any]]) -> dict[str, list[Any]]:
         for outcome, error_class in zip(columns["outcome"], columns["error_class"], strict=True)
     ) or any("error_class" in event for event in events if event["outcome"] == "success"):
         raise ValueError("an error class that does not match the outcome")
-    if not all(_is_count(d) for d in columns["duration_ms"]):
+    if not all(is_count(d) for d in columns["duration_ms"]):
         raise ValueError("a duration that is not a count of milliseconds a table holds")
-    if not all(_is_count(sequence) for sequence in columns["sequence"]):  # compared with the counters next
+    if not all(is_count(sequence) for sequence in columns["sequence"]):  # compared with the counters next
         raise ValueError("a sequence that is not a count")
     origins = {*columns["before_origin"], *columns["after_origin"]} - {None}
     # Matched as the schema's validator matches a pattern (a search, anchored by the pattern).

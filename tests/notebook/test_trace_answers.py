@@ -211,6 +211,15 @@ def test_a_status_answer_missing_a_field_says_which(session: nb.Session, server:
     _refused(error, "trace_status", "'max_bytes' is missing")
 
 
+def test_a_status_answer_that_is_no_object_says_what_it_is(
+    session: nb.Session, server: _RewritingTransport
+) -> None:
+    _answering(server, "trace_status", lambda p: [SECRET])
+    with pytest.raises(ServerAnswerError) as error:
+        session.trace.status()
+    assert "it is an array, not an object" in _refused(error, "trace_status", "trace_status answer")
+
+
 def test_a_status_answer_may_add_fields(session: nb.Session, server: _RewritingTransport) -> None:
     _answering(server, "trace_status", lambda p: {**p, "region": "eu"})
     assert session.trace.status().region == "eu"
