@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ._html import attribute, cell
+from ._html import attribute, breakable_name, cell
 
 #: A gauge turns amber at this share of its bound (inclusive), red once events were dropped.
 NEAR_FULL_PERCENT = 80
@@ -171,11 +171,11 @@ def short_fingerprint(fingerprint: str | None) -> str:
 
 
 def _breakable_origin(origin: str | None) -> str:
-    """``scheme://host:port`` escaped, allowed to wrap after ``://`` and before the port."""
+    """``scheme://host:port`` escaped, allowed to wrap after ``://`` (as ``cell`` has it) and before the port."""
     if not origin:
         return "—"
-    rest, colon, port = cell(origin).replace("://", "://<wbr>").rpartition(":")
-    return f"{rest}<wbr>:{port}" if colon and port.isdigit() else cell(origin).replace("://", "://<wbr>")
+    rest, colon, port = cell(origin).rpartition(":")
+    return f"{rest}<wbr>:{port}" if colon and port.isdigit() else cell(origin)
 
 
 def _origin(event: dict[str, Any]) -> str:
@@ -235,18 +235,13 @@ def _table(
     )
 
 
-def _breakable(name: str) -> str:
-    """``name`` escaped, allowed to wrap after its underscores (``select_option``) when space is short."""
-    return "_<wbr>".join(cell(part) for part in name.split("_"))
-
-
 def _event_row(event: dict[str, Any]) -> list[tuple[str, str]]:
     target = event.get("target")
     return [
         (cell(event["sequence"]), _RIGHT),
-        (_breakable(event["action"]), ""),
+        (breakable_name(event["action"]), ""),
         (_outcome(event), ""),
-        (_breakable(target["role"]) if target else "—", ""),
+        (breakable_name(target["role"]) if target else "—", ""),
         (_origin(event), "min-width:8em;overflow-wrap:break-word"),  # a host on one line
         (f"{event['duration_ms']:,}", _RIGHT),
         (_changed(event), ""),

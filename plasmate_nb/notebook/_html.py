@@ -34,7 +34,8 @@ def _shown_text(value: Any) -> str:
 
 def cell(value: Any) -> str:
     """``value`` as escaped HTML text, for an element's content: lone surrogates as U+FFFD,
-    bidirectional overrides as escapes, and a long run with no space allowed to break."""
+    bidirectional overrides as escapes, and a long run with no space, or an origin after its
+    scheme, allowed to break."""
     if value is None:
         return ""
     runs = _UNBROKEN.split(_shown_text(value))
@@ -42,7 +43,12 @@ def cell(value: Any) -> str:
         run = runs[index]
         runs[index] = "<wbr>".join(escape(run[k : k + BREAK_EVERY]) for k in range(0, len(run), BREAK_EVERY))
     runs[::2] = [escape(text) for text in runs[::2]]
-    return "".join(runs)
+    return "".join(runs).replace("://", "://<wbr>")  # an origin may wrap after its scheme
+
+
+def breakable_name(name: str) -> str:
+    """``name`` escaped, allowed to wrap after its underscores (``select_option``) when space is short."""
+    return "_<wbr>".join(cell(part) for part in name.split("_"))
 
 
 def attribute(value: Any) -> str:
@@ -59,9 +65,12 @@ class Figure(str):
 # Inline styles, because notebook front ends right-align table cells and would do so to sentences.
 # A word too long for its column wraps where it must; a path or file name (no spaces to wrap at)
 # may break anywhere, or one long name would push every other column out of sight.
-_TEXT_CELL = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:break-word"
-_NAME_CELL = "text-align:left;vertical-align:top;white-space:normal;overflow-wrap:anywhere"
-_NUMBER_CELL = "text-align:right;vertical-align:top;font-variant-numeric:tabular-nums"
+# Half JupyterLab's padding across: a dozen columns then fit beside its file browser at 1440 px.
+_PAD = "padding:.5em .25em"
+_TEXT_CELL = f"text-align:left;vertical-align:top;white-space:normal;overflow-wrap:break-word;{_PAD}"
+_NAME_CELL = f"text-align:left;vertical-align:top;white-space:normal;overflow-wrap:anywhere;{_PAD}"
+_NUMBER_CELL = f"text-align:right;vertical-align:top;font-variant-numeric:tabular-nums;{_PAD}"
+_HEAD_CELL = f"text-align:left;vertical-align:bottom;{_PAD}"
 
 
 def _td(value: Any, name: bool) -> str:
@@ -77,7 +86,8 @@ def table(header: Iterable[str], rows: Iterable[Iterable[Any]], *, names: Iterab
     header = list(header)
     name_columns = set(names)
     is_name = [h in name_columns for h in header]
-    head = "".join(f"<th style='text-align:left;vertical-align:bottom'>{cell(h)}</th>" for h in header)
+    # Column names wrap after an underscore: headers no wider than their values.
+    head = "".join(f"<th style='{_HEAD_CELL}'>{breakable_name(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(_td(v, i < len(is_name) and is_name[i]) for i, v in enumerate(row)) + "</tr>"
         for row in rows

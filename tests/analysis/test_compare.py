@@ -106,7 +106,7 @@ async def test_steps_and_differences_show_every_column_and_whole_origins_in_a_no
     assert len(cmp.steps.columns) > 20  # more than pandas' notebook default of 20 shows
     for table in (cmp.steps, cmp.differences):
         html, text = table._repr_html_(), repr(table)
-        assert re.findall(r"<th style=[^>]*>(.*?)</th>", html) == list(cmp.steps.columns)
+        assert re.findall(r"<th style=[^>]*>(.*?)</th>", html.replace("<wbr>", "")) == list(cmp.steps.columns)
         assert all(name in text for name in cmp.steps.columns)  # the text repr hides none either
         assert cell(origin) in html and cell(widest) in html and origin in text and widest in text
         assert type(table[table["status"] == "changed"]) is pd.DataFrame  # computing gives plain pandas
