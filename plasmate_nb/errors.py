@@ -627,18 +627,18 @@ TRACE_FILE_HINT = "check the path and that the file is readable; a relative path
 TRACE_FOLDER_HINT = "load_trace reads one file; load_traces(folder) reads every *.json in a folder"
 
 
-def bad_server_answer(what: str, finding: str) -> str:
-    """``what`` names the answer (``trace_export answer``); ``finding`` says what is wrong and
-    where (:func:`export_finding`), never the value the server sent."""
-    return f"the server's {what} does not follow the tool contract: {finding}"
+def unexpected_answer(tool: str, path: str, problem: str) -> str:
+    """A server's answer of the wrong shape: where (a JSON path) and what (types, never a value)."""
+    return f"the server's answer to {tool} does not follow the tool contract: at {path}: {problem}"
 
 
 #: A trace_export answer that is the marker only a final trace may be.
 EXPORT_NOT_OMITTED = "an export carries its events: only close_page's final_trace may be omitted"
 
-SERVER_ANSWER_HINT = (
-    "the server is not Plasmate-compatible here, or has a bug; the notebook kept nothing of that "
-    "answer. Tell whoever runs the server; the embedded engine (Session() without connect) follows the contract"
+UNEXPECTED_ANSWER_HINT = (
+    "nothing of it was used: this MCP server does not answer as the tool contract says "
+    "(docs/contract.md#answers), or has a bug; tell its maintainer, or use the embedded engine "
+    "(Session() without connect) or plasmate-nb serve"
 )
 
 CONNECT_FAILED = "could not connect to the MCP server"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plasmate_nb.client.base import ToolError, parse_payload
+from plasmate_nb.client.base import ServerAnswerError, ToolError, parse_payload
 
 
 @dataclass(frozen=True, repr=False)
@@ -33,5 +34,11 @@ def payload_or_raise(
         raise ToolError(tool, text)
     if images and not has_text:
         data, mime_type = images[0]
-        return ImagePayload(base64.b64decode(data), mime_type)
+        try:
+            decoded = base64.b64decode(data)
+        except binascii.Error:
+            decoded = None
+        if decoded is None:  # raised outside the except block: no chained error quoting the data
+            raise ServerAnswerError(tool, "the image block's data", "expected base64, got other text")
+        return ImagePayload(decoded, mime_type)
     return parse_payload(text)

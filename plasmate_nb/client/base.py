@@ -46,18 +46,22 @@ class ToolError(HintedError):
 class ServerAnswerError(ToolError):
     """A server answered ``tool`` with something the tool contract does not allow (a wrong type,
     a missing field, counters that disagree): a server that is not Plasmate-compatible there, or
-    a bug in it. The notebook keeps nothing of that answer; ``message`` names what is wrong by
-    its JSON path, never by the value sent.
+    a bug in it. Nothing of that answer is used.
+
+    ``path`` is where in the answer (``$.regions[0].elements[3].role``, ``$`` for the whole);
+    the message says what the contract has there and what came instead, never the value (it may
+    be page text). A ``ToolError``, so code catching those catches this too.
 
     >>> try:
-    ...     s.trace.export()
+    ...     s.click("e_1")
     ... except ServerAnswerError as error:
-    ...     print(error.message)   # the server's trace_export answer is not ...: at $.events[0].duration_ms: ...
+    ...     print(error.tool, error.path)      # click $.regions[0].elements[3].role
     """
 
-    def __init__(self, tool: str, message: str) -> None:
-        super().__init__(tool, message)
-        self.with_hint(errors.SERVER_ANSWER_HINT)
+    def __init__(self, tool: str, path: str, problem: str) -> None:
+        super().__init__(tool, errors.unexpected_answer(tool, path, problem))
+        self.path = path
+        self.with_hint(errors.UNEXPECTED_ANSWER_HINT)
 
 
 @runtime_checkable
@@ -108,7 +112,7 @@ def parse_payload(text: str) -> Any:
     """The payload of a text content block: its JSON value, or the text itself."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than Python's reader goes: no JSON either
         return text
 
 

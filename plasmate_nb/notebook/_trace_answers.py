@@ -31,45 +31,43 @@ from .export import (
 def answered_export(payload: Any) -> TraceExport:
     """A server's ``trace_export`` answer, checked as ``load_trace`` checks a file;
     ``ServerAnswerError`` otherwise (also for the omitted marker, which only a final trace may be)."""
-    trace = _answered_trace(payload, "trace_export", "trace_export answer")
+    trace = _answered_trace(payload, "trace_export", "$")
     if isinstance(trace, FinalTraceOmitted):
-        raise ServerAnswerError(
-            "trace_export", errors.bad_server_answer("trace_export answer", errors.EXPORT_NOT_OMITTED)
-        )
+        raise ServerAnswerError("trace_export", "$.omitted", errors.EXPORT_NOT_OMITTED)
     return trace
 
 
 def answered_final_trace(payload: Any) -> TraceExport | FinalTraceOmitted:
     """The ``final_trace`` of a server's ``close_page`` answer, checked as ``load_trace`` checks a
     file; ``ServerAnswerError`` otherwise."""
-    return _answered_trace(payload, "close_page", "close_page answer's final_trace")
+    return _answered_trace(payload, "close_page", "$.final_trace")
 
 
-def _answered_trace(payload: Any, tool: str, what: str) -> TraceExport | FinalTraceOmitted:
+def _answered_trace(payload: Any, tool: str, root: str) -> TraceExport | FinalTraceOmitted:
     try:
         return checked_trace(payload)
     except TraceFormatError as error:
-        finding = f"{errors.NOT_AN_EXPORT}, {error.detail}"
-        raise ServerAnswerError(tool, errors.bad_server_answer(what, finding)) from None
+        raise ServerAnswerError(
+            tool, root + error.path[1:], f"{errors.NOT_AN_EXPORT}: {error.reason}"
+        ) from None
 
 
-def answered_status(payload: Any, tool: str) -> TraceStatus:
-    """The ``trace_status`` payload in a server's ``tool`` answer (``trace_status``, or
-    ``trace_clear``'s ``status``), each field of the contract present with its type;
-    ``ServerAnswerError`` otherwise. Fields beyond the contract's are kept."""
-    what = "trace_status answer" if tool == "trace_status" else f"{tool} answer's status"
+def answered_status(payload: Any, tool: str, root: str = "$") -> TraceStatus:
+    """A ``trace_status`` payload in a server's ``tool`` answer (at ``root``: ``trace_clear``'s is
+    at ``$.status``), each field of the contract present with its type; ``ServerAnswerError``
+    otherwise. Fields beyond the contract's are kept."""
     finding = _status_finding(payload)
     if finding is not None:
-        raise ServerAnswerError(tool, errors.bad_server_answer(what, finding))
+        path, problem = finding
+        raise ServerAnswerError(tool, root + path[1:], problem)
     return TraceStatus(payload)
 
 
 def answered_cleared(payload: Any) -> TraceCleared:
     """A server's ``trace_clear`` answer: a count and a status; ``ServerAnswerError`` otherwise."""
     if not isinstance(payload, dict) or not is_count(payload.get("cleared_events")):
-        finding = errors.export_finding("$.cleared_events", _COUNT_RULE[1])
-        raise ServerAnswerError("trace_clear", errors.bad_server_answer("trace_clear answer", finding))
-    answered_status(payload.get("status"), "trace_clear")
+        raise ServerAnswerError("trace_clear", "$.cleared_events", _COUNT_RULE[1])
+    answered_status(payload.get("status"), "trace_clear", "$.status")
     return TraceCleared(payload)
 
 
@@ -94,17 +92,15 @@ _COUNT_RULE: tuple[Callable[[Any], bool], str, str] = (
 )
 
 
-def _status_finding(payload: Any) -> str | None:
-    """What is wrong with a trace_status payload, by path (never quoting a value); None when nothing is."""
+def _status_finding(payload: Any) -> tuple[str, str] | None:
+    """Where a trace_status payload is wrong and how (never quoting a value); None when nothing is."""
     if type(payload) is not dict:
-        return f"it is {_json_type(payload)}, not an object"
+        return "$", f"expected an object, got {_json_type(payload)}"
     for name in STATUS_FIELDS:
         valid, requirement, kind = _STATUS_RULES.get(name, _COUNT_RULE)
         if name not in payload:
-            return errors.required_field_missing(name)
+            return f"$.{name}", "the required field is missing"
         if not valid(payload[name]):
             sent = _json_type(payload[name])
-            return errors.export_finding(
-                f"$.{name}", requirement if sent == kind else f"{requirement}, not {sent}"
-            )
+            return f"$.{name}", requirement if sent == kind else f"{requirement}, not {sent}"
     return None
