@@ -44,9 +44,10 @@ class ToolError(HintedError):
 
 
 class ServerAnswerError(ToolError):
-    """A server answered ``tool`` with something the tool contract does not allow (a wrong type,
-    a missing field, counters that disagree): a server that is not Plasmate-compatible there, or
-    a bug in it. Nothing of that answer is used.
+    """A server answered ``tool`` with something the tool contract does not allow; nothing of it was used.
+
+    A wrong type, a missing field, counters that disagree: a server that is not
+    Plasmate-compatible there, or a bug in it.
 
     ``path`` is where in the answer (``$.regions[0].elements[3].role``, ``$`` for the whole);
     the message says what the contract has there and what came instead, never the value (it may

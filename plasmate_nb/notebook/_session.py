@@ -30,16 +30,16 @@ import pandas as pd
 
 from .. import errors
 from .._tracebacks import HintedError
-from ..client.base import ToolError, Transport
+from ..client.base import ToolError, Transport, parse_payload
 from ..tools.catalogue import SCROLL_DIRECTIONS, TRACE_CHANGING_TOOLS
 from ..tools.som_changes import ChangesMismatch, apply_to_regions, canonical_text, som_digest
 from ..trace.compact import clean_text
 from ..trace.constants import DRIFT_EVENT_NOT_RETAINED
 from ..trace.origin import clean, origin, userinfo_and_rest
+from . import _answers as answers
 from ._caller_warnings import warn_caller
 from ._sightings import Sightings
 from ._tables import STRING, ReadableFrame
-from ._trace_answers import answered_cleared, answered_export, answered_final_trace, answered_status
 from .cookies import Cookies
 from .export import FinalTraceOmitted, TraceCleared, TraceExport, TraceStatus, plotter
 from .page import Element, Page
@@ -186,7 +186,7 @@ class AsyncSession:
         >>> watch.trace.dashboard()
         """
         session = cls(transport)
-        status = answered_status(
+        status = answers.answered_status(
             await session._call("trace_status", {"session_id": session_id}), "trace_status"
         )
         session._session_id, session._trace_id = session_id, status.trace_id
@@ -321,12 +321,17 @@ class AsyncSession:
 
     async def _act(self, tool: str, arguments: dict[str, Any], secrets: Iterable[str] = ()) -> Page:
         payload = await self._call(tool, {"session_id": self._require_session(), **arguments}, secrets)
-        return await self._page_after(payload)
+        return await self._page_after(tool, payload)
 
-    async def _page_after(self, payload: dict[str, Any]) -> Page:
-        """The page an action's answer describes (rebuilt whole from a changes answer); now current."""
-        if "changes" in payload:  # som_answers="changes": rebuild the whole page model here
+    async def _page_after(self, tool: str, payload: Any) -> Page:
+        """The page an action's answer describes (rebuilt whole from a changes answer); now current.
+        An answer of the wrong shape is a ``ServerAnswerError`` and the current page stays."""
+        root = "$"
+        if "changes" in answers.answer_object(tool, payload):  # som_answers="changes": rebuild it here
+            answers.changes_answer(tool, payload)
             payload = {**payload, **await self._rebuilt_model(payload["changes"], payload.get("som_digest"))}
+            root = "$.changes, applied: $"
+        answers.page_answer(tool, payload, root)
         self._page = Page(payload, self._transport, previous=self._page)
         return self._page
 
@@ -340,13 +345,14 @@ class AsyncSession:
             with contextlib.suppress(ChangesMismatch):
                 return {"regions": apply_to_regions(previous.regions, changes)}
         som = await self._call("page_som", {"session_id": self._require_session()}, notify=False)
+        answers.page_answer("page_som", som)
         read = som_digest(canonical_text(som))
         if read != digest:
             warn_caller(
                 "the page changed again before its model could be fetched (another client acted on "
                 "this session?): this Page shows the model read afterwards, not the one the action left"
             )
-        return {"regions": list(som.get("regions") or []), "som_digest": read}
+        return {"regions": list(som["regions"]), "som_digest": read}
 
     # -- actions --------------------------------------------------------------------------
 
@@ -366,11 +372,13 @@ class AsyncSession:
         arguments: dict[str, Any] = {"url": url, "trace": trace}
         if som_answers != "full":  # the default stays the reference's request, for any server
             arguments["som_answers"] = som_answers
-        payload = await self._call("open_page", arguments, url_secrets(url))
+        payload = answers.session_answer(
+            "open_page", await self._call("open_page", arguments, url_secrets(url))
+        )
         # All of the new session at once: an interrupted call below must not leave the last one's parts.
         self._session_id, self._trace_id, self._final_trace = payload["session_id"], None, None
         self._page = Page(payload, self._transport)
-        status = answered_status(
+        status = answers.answered_status(
             await self._call("trace_status", {"session_id": self._session_id}), "trace_status"
         )
         self._trace_id = status.trace_id
@@ -452,7 +460,7 @@ class AsyncSession:
         payload = await self._call(
             "evaluate", {"session_id": self._require_session(), "expression": expression}
         )
-        return payload["result"]
+        return answers.field_answer("evaluate", payload, "result")
 
     # -- stateless page tools (untraced: a fresh visit of the current URL) -----------------
 
@@ -519,7 +527,7 @@ class AsyncSession:
         if url is not None:
             arguments["url"] = url
         payload = await self._call("get_cookies", arguments, url_secrets(url))
-        return Cookies(payload["cookies"])
+        return Cookies(answers.cookies_answer("get_cookies", payload))
 
     async def set_cookies(self, cookies: Sequence[dict[str, Any]]) -> int:
         """Add cookies (dicts with ``name``, ``value`` and ``domain`` or ``url``); returns how many were set.
@@ -537,7 +545,7 @@ class AsyncSession:
         payload = await self._call(
             "set_cookies", {"session_id": self._require_session(), "cookies": list(cookies)}, secrets
         )
-        return payload["set"]
+        return answers.count_answer("set_cookies", payload, "set")
 
     async def clear_cookies(
         self, name: str | None = None, domain: str | None = None, url: str | None = None
@@ -553,7 +561,7 @@ class AsyncSession:
             {"session_id": self._require_session(), **filters},
             [*filters.values(), *url_secrets(url)],
         )
-        return payload["cleared"]
+        return answers.count_answer("clear_cookies", payload, "cleared")
 
     async def close(self) -> TraceExport | FinalTraceOmitted | None:
         """Close the browser session and return its final trace (None when it was untraced).
@@ -584,7 +592,7 @@ class AsyncSession:
             self._final_trace = None
             try:  # the session is closed either way: a final trace that breaks the contract is not kept
                 if final is not None:
-                    self._final_trace = answered_final_trace(final)
+                    self._final_trace = answers.answered_final_trace(final)
             finally:
                 await self._notify("close_page")  # after final_trace is set: live views show it
         finally:  # failed or interrupted too: a connection this session made must not outlive it
@@ -626,9 +634,10 @@ class AsyncSession:
             "sequence": sequence,
         }
         payload = await self._call("replay_validate", {**arguments, "confirmed": confirmed})
-        return await self._plan_of(payload, actions)
+        return await self._plan_of("replay_validate", payload, actions)
 
-    async def _plan_of(self, payload: dict[str, Any], actions: dict[int, str] | None) -> ReplayPlan:
+    async def _plan_of(self, tool: str, payload: Any, actions: dict[int, str] | None) -> ReplayPlan:
+        payload = answers.plan_answer(tool, payload)
         sequence, drift = payload["sequence"], payload.get("drift")
         if drift == DRIFT_EVENT_NOT_RETAINED:  # the plan names the sequences that are retained now
             export = await self.trace.export()
@@ -673,10 +682,13 @@ class AsyncSession:
                 # the server's plan, which holds no value; scrubbing it would mangle it.)
                 secrets = () if value is None else (value, *url_secrets(value))
                 raise scrubbed(error, secrets).with_hint(error.hint) from None
-            refusal = json.loads(error.message.removeprefix(errors.REPLAY_NOT_EXECUTED_PREFIX))
-            raise ReplayRefused(await self._plan_of(refusal, None)) from None
-        page = await self._page_after(answer)
-        return ReplayResult(before, page, answer["replayed_sequence"], answer["sequence"])
+            refusal = parse_payload(error.message.removeprefix(errors.REPLAY_NOT_EXECUTED_PREFIX))
+        else:
+            answers.replayed_answer("replay_execute", answer)
+            page = await self._page_after("replay_execute", answer)
+            return ReplayResult(before, page, answer["replayed_sequence"], answer["sequence"])
+        # outside the except block: no chained original
+        raise ReplayRefused(await self._plan_of("replay_execute", refusal, None))
 
     async def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> ReadableFrame:
         """Validate every retained event; a table of sequence, action, status, drift and a summary in words.
@@ -758,7 +770,7 @@ class AsyncTrace:
         >>> st = s.trace.status()
         >>> st.retained_events, st.max_events, st.evicted_events
         """
-        status = answered_status(await self._trace_call("trace_status"), "trace_status")
+        status = answers.answered_status(await self._trace_call("trace_status"), "trace_status")
         self._sightings.saw(status.payload)
         return status
 
@@ -767,7 +779,7 @@ class AsyncTrace:
 
         >>> s.trace.export().to_json("trace.json")
         """
-        export = answered_export(await self._trace_call("trace_export"))
+        export = answers.answered_export(await self._trace_call("trace_export"))
         self._sightings.saw(export.payload)
         return export
 
@@ -807,7 +819,7 @@ class AsyncTrace:
 
         >>> s.trace.clear().cleared_events
         """
-        cleared = answered_cleared(await self._trace_call("trace_clear"))
+        cleared = answers.answered_cleared(await self._trace_call("trace_clear"))
         self._sightings.saw(cleared.status.payload)
         return cleared
 

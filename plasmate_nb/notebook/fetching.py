@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._loop import run_sync
-from ..client.base import ToolError, Transport
+from ..client.base import Transport
+from ._answers import page_answer
 from .page import Page
 from .stateless import call_stateless
 
@@ -23,9 +24,7 @@ async def afetch(
     arguments: dict[str, Any] = {"url": url, "javascript": javascript}
     if selector is not None:
         arguments["selector"] = selector
-    payload = await call_stateless(transport, "fetch_page", arguments)
-    if not isinstance(payload, dict):
-        raise ToolError("fetch_page", f"expected a SOM object, got {type(payload).__name__}")
+    payload = page_answer("fetch_page", await call_stateless(transport, "fetch_page", arguments))
     return Page(payload, transport=transport)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..client.base import ToolError, Transport
+from ..client.base import ServerAnswerError, ToolError, Transport
 from ..trace.origin import DEFAULT_PORTS, scheme, userinfo_and_rest
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -47,8 +47,8 @@ class Screenshot:
 
         >>> s.screenshot().size        # e.g. (1280, 720)
         """
-        if self.data[:8] != PNG_MAGIC or self.data[12:16] != b"IHDR":
-            return None
+        if self.data[:8] != PNG_MAGIC or self.data[12:16] != b"IHDR" or len(self.data) < 24:
+            return None  # not a PNG, or its header cut short
         width, height = struct.unpack(">II", self.data[16:24])
         return width, height
 
@@ -116,7 +116,9 @@ def url_secrets(url: Any) -> list[str]:
 
 
 def scrubbed(error: ToolError, secrets: Iterable[str]) -> ToolError:
-    """``error`` with every secret replaced by ``[redacted]``."""
+    """``error`` with every secret replaced by ``[redacted]`` (an answer of the wrong shape quotes none)."""
+    if isinstance(error, ServerAnswerError):
+        return error
     message = error.message
     for secret in sorted({s for s in secrets if isinstance(s, str) and s}, key=len, reverse=True):
         message = message.replace(secret, REDACTED)
@@ -147,6 +149,7 @@ async def take_screenshot(
 ) -> Screenshot:
     """A PNG ``Screenshot`` of ``url`` through ``screenshot_page`` (a fresh visit of the page)."""
     from ..client._payload import ImagePayload
+    from ._answers import kind
 
     arguments: dict[str, Any] = {"url": url, "format": "png"}
     if width is not None:
@@ -155,5 +158,5 @@ async def take_screenshot(
         arguments["height"] = height
     payload = await call_stateless(transport, "screenshot_page", arguments)
     if not isinstance(payload, ImagePayload):
-        raise ToolError("screenshot_page", f"expected an image result, got {type(payload).__name__}")
+        raise ServerAnswerError("screenshot_page", "$", f"expected an image, got {kind(payload)}")
     return Screenshot(payload.data, payload.mime_type)

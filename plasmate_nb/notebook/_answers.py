@@ -1,0 +1,302 @@
+"""The shape of each server answer the notebook reads, checked where the answer is received.
+
+``Session.connect`` talks to any MCP server, and a buggy or hostile one can answer any tool with
+any JSON. Before anything is built from an answer (a ``Page``, a ``ReplayPlan``, a count, a
+trace object) the fields the notebook reads are checked against the contract
+(docs/contract.md#answers, #the-semantic-object-model); an export (``trace_export``,
+``close_page``'s final trace) as ``load_trace`` checks a file. A wrong one is a
+:class:`ServerAnswerError` that names the tool, the JSON path and what came instead, never the
+value (it may be page text, which no trace holds).
+Fields the notebook does not read, and fields it does not know (a newer server's), may hold
+anything. The walk over a SOM is iterative: no nesting depth reaches the recursion limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import errors
+from ..client.base import ServerAnswerError
+from ..trace.constants import SCHEMA, STATUS_CONFIRMATION_REQUIRED, STATUS_REFUSED, STATUS_VALIDATED
+from .export import (
+    STATUS_FIELDS,
+    FinalTraceOmitted,
+    TraceCleared,
+    TraceExport,
+    TraceFormatError,
+    TraceStatus,
+    checked_trace,
+    is_count,
+)
+
+Json = dict[str, Any]
+
+TEXT, OBJECT, ARRAY = "text", "an object", "an array"
+COUNT = "a whole number of at least 0"
+REPLAY_STATUSES = (STATUS_REFUSED, STATUS_CONFIRMATION_REQUIRED, STATUS_VALIDATED)
+MISSING = object()  # a field the answer does not have
+
+
+def kind(value: Any) -> str:
+    """The JSON type of ``value`` in words (``true/false`` before numbers: a bool is an int)."""
+    if value is MISSING:
+        return "nothing (the field is missing)"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return TEXT
+    if isinstance(value, list):
+        return ARRAY
+    if isinstance(value, dict):
+        return OBJECT
+    return type(value).__name__  # not JSON at all (an image where text was expected)
+
+
+class _Reader:
+    """Reads one answer of ``tool``; every ``fail`` is a ``ServerAnswerError`` at a path under ``root``."""
+
+    def __init__(self, tool: str, root: str = "$") -> None:
+        self.tool = tool
+        self.root = root
+
+    def fail(self, path: str, expected: str, value: Any) -> ServerAnswerError:
+        return ServerAnswerError(self.tool, self.root + path, f"expected {expected}, got {kind(value)}")
+
+    def object(self, value: Any, path: str = "") -> Json:
+        if not isinstance(value, dict):
+            raise self.fail(path, OBJECT, value)
+        return value
+
+    def text(self, owner: Json, key: str, path: str, *, optional: bool = True) -> None:
+        value = owner.get(key, MISSING)
+        if not (isinstance(value, str) or (optional and (value is None or value is MISSING))):
+            raise self.fail(f"{path}.{key}", TEXT if not optional else f"{TEXT} or nothing", value)
+
+    def array(self, owner: Json, key: str, path: str, *, optional: bool = True) -> list[Any]:
+        value = owner.get(key, MISSING)
+        if optional and (value is None or value is MISSING):
+            return []
+        if not isinstance(value, list):
+            raise self.fail(f"{path}.{key}", ARRAY if not optional else f"{ARRAY} or nothing", value)
+        return value
+
+    def count(self, owner: Json, key: str, path: str = "") -> int:
+        value = owner.get(key, MISSING)
+        if not _is_int(value) or value < 0:
+            raise self.fail(f"{path}.{key}", COUNT, value)
+        return int(value)
+
+    def integer(self, owner: Json, key: str, path: str = "") -> int:
+        value = owner.get(key, MISSING)
+        if not _is_int(value):
+            raise self.fail(f"{path}.{key}", "a whole number", value)
+        return int(value)
+
+    def regions(self, owner: Json) -> None:
+        """``owner["regions"]``: regions of SOM elements, nested through children and shadows."""
+        stack: list[tuple[Any, str]] = []
+        for index, region in enumerate(self.array(owner, "regions", "", optional=False)):
+            path = f".regions[{index}]"
+            region = self.object(region, path)
+            self.text(region, "id", path)
+            self.text(region, "role", path)
+            stack += [
+                (e, f"{path}.elements[{i}]") for i, e in enumerate(self.array(region, "elements", path))
+            ]
+        while stack:
+            element, path = stack.pop()
+            element = self.object(element, path)
+            self.text(element, "id", path, optional=False)
+            self.text(element, "role", path, optional=False)
+            self.text(element, "label", path)
+            self.text(element, "text", path)
+            for i, action in enumerate(self.array(element, "actions", path)):
+                if not isinstance(action, str):
+                    raise self.fail(f"{path}.actions[{i}]", TEXT, action)
+            attrs = element.get("attrs")
+            if attrs is not None:
+                self.array(self.object(attrs, f"{path}.attrs"), "options", f"{path}.attrs")
+            stack += [
+                (c, f"{path}.children[{i}]") for i, c in enumerate(self.array(element, "children", path))
+            ]
+            shadow = element.get("shadow")
+            if shadow is not None:
+                shadow = self.object(shadow, f"{path}.shadow")
+                nested = self.array(shadow, "elements", f"{path}.shadow")
+                stack += [(e, f"{path}.shadow.elements[{i}]") for i, e in enumerate(nested)]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def answer_object(tool: str, payload: Any) -> Json:
+    """``payload`` when it is a JSON object, else the error saying what it is."""
+    return _Reader(tool).object(payload)
+
+
+def page_answer(tool: str, payload: Any, root: str = "$") -> Json:
+    """``payload`` when it is a page the notebook can show: url, title and a SOM's regions."""
+    reader = _Reader(tool, root)
+    page = reader.object(payload)
+    for key in ("url", "title", "som_digest"):
+        reader.text(page, key, "")
+    position = page.get("scroll_position")
+    if not (position is None or (isinstance(position, int | float) and not isinstance(position, bool))):
+        raise reader.fail(".scroll_position", "a number or nothing", position)
+    reader.regions(page)
+    return page
+
+
+def changes_answer(tool: str, payload: Json) -> Json:
+    """An action's answer carrying ``changes`` (an object) and its ``som_digest``."""
+    reader = _Reader(tool)
+    reader.object(payload.get("changes"), ".changes")
+    reader.text(payload, "som_digest", "")
+    return payload
+
+
+def session_answer(tool: str, payload: Any) -> Json:
+    """An ``open_page`` answer: a page and the ``session_id`` it opened."""
+    reader = _Reader(tool)
+    reader.text(reader.object(payload), "session_id", "", optional=False)
+    return page_answer(tool, payload)
+
+
+def field_answer(tool: str, payload: Any, key: str) -> Any:
+    """``payload[key]`` of an answer that must hold it (any JSON value: ``evaluate``'s result)."""
+    reader = _Reader(tool)
+    answer = reader.object(payload)
+    if key not in answer:
+        raise reader.fail(f".{key}", "a value", MISSING)
+    return answer[key]
+
+
+def count_answer(tool: str, payload: Any, key: str) -> int:
+    """The count ``payload[key]`` (``set_cookies``' ``set``, ``clear_cookies``' ``cleared``)."""
+    reader = _Reader(tool)
+    return reader.count(reader.object(payload), key)
+
+
+def cookies_answer(tool: str, payload: Any) -> list[Json]:
+    """``get_cookies``' list of cookie objects (what they hold is only ever indexed, never shown)."""
+    reader = _Reader(tool)
+    cookies = reader.array(reader.object(payload), "cookies", "", optional=False)
+    for index, cookie in enumerate(cookies):
+        reader.object(cookie, f".cookies[{index}]")
+    return cookies
+
+
+def plan_answer(tool: str, payload: Any) -> Json:
+    """A replay plan (replay_validate's answer, a replay_execute refusal) a ``ReplayPlan`` can show."""
+    reader = _Reader(tool)
+    plan = reader.object(payload)
+    status = plan.get("status", MISSING)
+    if not isinstance(status, str):
+        raise reader.fail(".status", TEXT, status)
+    if status not in REPLAY_STATUSES:  # a status says what may happen next: an unknown one cannot
+        raise ServerAnswerError(
+            tool, "$.status", f"expected {' or '.join(REPLAY_STATUSES)}, got another text"
+        )
+    reader.text(plan, "drift", "", optional=plan["status"] != STATUS_REFUSED)
+    reader.text(plan, "message", "", optional=False)
+    reader.text(plan, "action", "")
+    reader.integer(plan, "sequence")
+    available = plan.get("execution_available", MISSING)
+    if not isinstance(available, bool):
+        raise reader.fail(".execution_available", "true/false", available)
+    return plan
+
+
+def replayed_answer(tool: str, payload: Any) -> Json:
+    """replay_execute's answer: the page after, ``replayed_sequence`` and the new ``sequence``."""
+    reader = _Reader(tool)
+    answer = reader.object(payload)
+    reader.integer(answer, "replayed_sequence")
+    reader.integer(answer, "sequence")
+    return answer
+
+
+# -- the trace answers ----------------------------------------------------------------------------
+
+
+def answered_export(payload: Any) -> TraceExport:
+    """A server's ``trace_export`` answer, checked as ``load_trace`` checks a file;
+    ``ServerAnswerError`` otherwise (also for the omitted marker, which only a final trace may be)."""
+    trace = _answered_trace(payload, "trace_export", "$")
+    if isinstance(trace, FinalTraceOmitted):
+        raise ServerAnswerError("trace_export", "$.omitted", errors.EXPORT_NOT_OMITTED)
+    return trace
+
+
+def answered_final_trace(payload: Any) -> TraceExport | FinalTraceOmitted:
+    """The ``final_trace`` of a server's ``close_page`` answer, checked as ``load_trace`` checks a
+    file; ``ServerAnswerError`` otherwise."""
+    return _answered_trace(payload, "close_page", "$.final_trace")
+
+
+def _answered_trace(payload: Any, tool: str, root: str) -> TraceExport | FinalTraceOmitted:
+    try:
+        return checked_trace(payload)
+    except TraceFormatError as error:
+        path, reason = error.path, error.reason
+    # raised outside the except block: no chained error (a TraceFormatError's context) comes along
+    raise ServerAnswerError(tool, root + path[1:], f"{errors.NOT_AN_EXPORT}: {reason}")
+
+
+def answered_status(payload: Any, tool: str, root: str = "$") -> TraceStatus:
+    """A ``trace_status`` payload in a server's ``tool`` answer (at ``root``: ``trace_clear``'s is
+    at ``$.status``), each field of the contract present with its type; ``ServerAnswerError``
+    otherwise. Fields beyond the contract's are kept."""
+    finding = _status_finding(payload)
+    if finding is not None:
+        path, problem = finding
+        raise ServerAnswerError(tool, root + path[1:], problem)
+    return TraceStatus(payload)
+
+
+def answered_cleared(payload: Any) -> TraceCleared:
+    """A server's ``trace_clear`` answer: a count and a status; ``ServerAnswerError`` otherwise."""
+    if not isinstance(payload, dict) or not is_count(payload.get("cleared_events")):
+        raise ServerAnswerError("trace_clear", "$.cleared_events", f"expected {_COUNT_RULE[1]}")
+    answered_status(payload.get("status"), "trace_clear", "$.status")
+    return TraceCleared(payload)
+
+
+# Each trace_status field's test, what it must be, and the JSON types it has (a value of
+# another type is named by its type: "expected true/false, got text"); a field not named here is
+# a count.
+_STATUS_RULES: dict[str, tuple[Callable[[Any], bool], str, tuple[str, ...]]] = {
+    "schema": (lambda value: value == SCHEMA, repr(SCHEMA), (TEXT,)),
+    "enabled": (lambda value: type(value) is bool, "true/false", ("true/false",)),
+    "trace_id": (lambda value: type(value) is str and value != "", "non-empty text", (TEXT,)),
+    "retention": (lambda value: type(value) is str, TEXT, (TEXT,)),
+}
+_COUNT_RULE: tuple[Callable[[Any], bool], str, tuple[str, ...]] = (
+    is_count,
+    f"{COUNT} (64 bits at most)",
+    ("a whole number", "a number"),
+)
+
+
+def _status_finding(payload: Any) -> tuple[str, str] | None:
+    """Where a trace_status payload is wrong and how (never quoting a value); None when nothing is."""
+    if type(payload) is not dict:
+        return "$", f"expected {OBJECT}, got {kind(payload)}"
+    for name in STATUS_FIELDS:
+        valid, requirement, kinds = _STATUS_RULES.get(name, _COUNT_RULE)
+        value = payload.get(name, MISSING)
+        if not valid(value):
+            sent = kind(value)
+            return (
+                f"$.{name}",
+                f"expected {requirement}" if sent in kinds else f"expected {requirement}, got {sent}",
+            )
+    return None
