@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plasmate_nb.client.base import ServerAnswerError, ToolError, parse_payload
+from plasmate_nb.tools.catalogue import TEXT_ANSWER_TOOLS
 
 
 @dataclass(frozen=True, repr=False)
@@ -25,7 +26,8 @@ class ImagePayload:
 def payload_or_raise(
     tool: str, text: str, is_error: bool, images: Sequence[tuple[str, str]] = (), has_text: bool = True
 ) -> Any:
-    """The parsed payload of a result; a :class:`ToolError` when it has ``isError``.
+    """The parsed payload of a result; a :class:`ToolError` when it has ``isError``. A tool that
+    answers plain text (``TEXT_ANSWER_TOOLS``) has its text as it is.
 
     ``images`` are the result's image blocks as ``(base64 data, MIME type)``; a result with no
     text block and an image (``screenshot_page``) has the first image as an :class:`ImagePayload`.
@@ -41,4 +43,4 @@ def payload_or_raise(
         if decoded is None:  # raised outside the except block: no chained error quoting the data
             raise ServerAnswerError(tool, "the image block's data", "expected base64, got other text")
         return ImagePayload(decoded, mime_type)
-    return parse_payload(text)
+    return text if tool in TEXT_ANSWER_TOOLS else parse_payload(text)

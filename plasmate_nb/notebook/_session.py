@@ -501,7 +501,8 @@ class AsyncSession:
         if selector is not None:
             arguments["selector"] = selector
         payload = await call_stateless(await self.transport(), "extract_text", arguments)
-        # JSON-looking text was parsed; a lone surrogate (which print() could not send) shows as U+FFFD.
+        # A transport of the user's may parse JSON-looking text (ours hand it over as written);
+        # a lone surrogate (which print() could not send) shows as U+FFFD.
         return clean_text(payload if isinstance(payload, str) else json.dumps(payload))
 
     async def links(self, selector: str | None = None) -> list[str]:

@@ -597,6 +597,9 @@ SESSION_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.se
 #: (untraced itself, it discards the retained events) and replay_execute (traced as the action
 #: it re-executes).
 TRACE_CHANGING_TOOLS: frozenset[str] = TRACED_TOOLS | {"trace_clear", "replay_execute"}
+#: Tools whose answer is plain text (the page's own), never JSON: a page whose text is ``1.50``
+#: or ``"quoted"`` must not read back as a number or a string without its quotes.
+TEXT_ANSWER_TOOLS: frozenset[str] = frozenset({"extract_text", "extract_links"})
 #: Tools listed and callable only when the operator enabled them.
 OPT_IN_TOOLS: frozenset[str] = frozenset(tool.name for tool in TOOLS if tool.opt_in)
 #: What a server lists when the operator enabled nothing extra.

@@ -385,3 +385,18 @@ def test_a_hostile_stdio_server_gets_clear_errors(tmp_path: Path) -> None:
         with pytest.raises(ServerAnswerError) as evaluating:
             s.evaluate("1")
         _assert_clear(evaluating.value, "evaluate", "$")
+
+
+@pytest.mark.parametrize("text", ["\n\n1.50", '"quoted"', "1e400", "[1, 2]", "null"])
+def test_a_page_whose_text_looks_like_json_reads_back_as_written(tmp_path: Path, text: str) -> None:
+    """extract_text and extract_links answer the page's own text: none of it is parsed as JSON
+    (it came back as 1.5, as quoted without its quotes, as inf), over a real stdio server."""
+    script = tmp_path / "answers.json"
+    texts = {tool: json.dumps(ANSWERS[tool]) for tool in ("open_page", "trace_status", "close_page")}
+    texts |= {"extract_text": text, "extract_links": text.strip()}
+    script.write_text(json.dumps(texts), encoding="utf-8")
+    server = Path(__file__).with_name("hostile_mcp_server.py")
+    with nb.Session.connect(command=[sys.executable, str(server), str(script)]) as s:
+        s.open(URL)
+        assert s.text() == text
+        assert s.links() == [text.strip()]
