@@ -641,6 +641,14 @@ UNEXPECTED_ANSWER_HINT = (
     "(Session() without connect) or plasmate-nb serve"
 )
 
+#: The reference engine's screenshot_page answer when it has no Chrome (a success holding the SOM).
+NO_SCREENSHOTS_CODE = "screenshot_not_implemented"
+NO_SCREENSHOTS = f"the server has no Chrome or Chromium to take screenshots with ({NO_SCREENSHOTS_CODE})"
+NO_SCREENSHOTS_HINT = (
+    "s.page (the page model) and s.text() read the page without pixels; for screenshots, ask the "
+    "server's operator to install Chrome, or use the embedded engine (Session() without connect)"
+)
+
 CONNECT_FAILED = "could not connect to the MCP server"
 
 

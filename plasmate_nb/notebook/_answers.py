@@ -13,6 +13,7 @@ anything. The walk over a SOM is iterative: no nesting depth reaches the recursi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -153,6 +154,16 @@ def page_answer(tool: str, payload: Any, root: str = "$") -> Json:
         raise reader.fail(".scroll_position", "a number or nothing", position)
     reader.regions(page)
     return page
+
+
+def text_answer(tool: str, payload: Any) -> str:
+    """A plain-text answer (``extract_text``, ``extract_links``). Our transports hand it over as
+    written; a transport of the user's may have parsed JSON-looking text, which is written back."""
+    if isinstance(payload, str):
+        return payload
+    if payload is None or isinstance(payload, bool | int | float | list | dict):
+        return json.dumps(payload)
+    raise ServerAnswerError(tool, "$", f"expected {TEXT}, got {kind(payload)}")
 
 
 def changes_answer(tool: str, payload: Json) -> Json:

@@ -46,9 +46,10 @@ def cell(value: Any) -> str:
     return "".join(runs).replace("://", "://<wbr>")  # an origin may wrap after its scheme
 
 
-def breakable_name(name: str) -> str:
-    """``name`` escaped, allowed to wrap after its underscores (``select_option``) when space is short."""
-    return "_<wbr>".join(cell(part) for part in name.split("_"))
+def breakable_name(name: Any) -> str:
+    """``name`` escaped, allowed to wrap after its underscores (``select_option``) when space is short.
+    Any value (a DataFrame's column may be named by a number)."""
+    return "_<wbr>".join(cell(part) for part in str(name).split("_"))
 
 
 def attribute(value: Any) -> str:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import json
 import operator
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -501,9 +500,8 @@ class AsyncSession:
         if selector is not None:
             arguments["selector"] = selector
         payload = await call_stateless(await self.transport(), "extract_text", arguments)
-        # A transport of the user's may parse JSON-looking text (ours hand it over as written);
-        # a lone surrogate (which print() could not send) shows as U+FFFD.
-        return clean_text(payload if isinstance(payload, str) else json.dumps(payload))
+        # A lone surrogate (which print() could not send) shows as U+FFFD.
+        return clean_text(answers.text_answer("extract_text", payload))
 
     async def links(self, selector: str | None = None) -> list[str]:
         """The link targets (hrefs) of the current page's URL, in document order (``extract_links``).
@@ -516,7 +514,9 @@ class AsyncSession:
         if selector is not None:
             arguments["selector"] = selector
         payload = await call_stateless(await self.transport(), "extract_links", arguments)
-        return [clean_text(line) for line in str(payload).splitlines() if line]
+        return [
+            clean_text(line) for line in answers.text_answer("extract_links", payload).splitlines() if line
+        ]
 
     async def cookies(self, url: str | None = None) -> Cookies:
         """The browser session's cookies (those sent to ``url`` when given); reprs show only a count.

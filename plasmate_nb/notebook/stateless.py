@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .. import errors
 from ..client.base import ServerAnswerError, ToolError, Transport
 from ..trace.origin import DEFAULT_PORTS, scheme, userinfo_and_rest
 
@@ -157,6 +158,9 @@ async def take_screenshot(
     if height is not None:
         arguments["height"] = height
     payload = await call_stateless(transport, "screenshot_page", arguments)
+    if isinstance(payload, dict) and payload.get("error") == errors.NO_SCREENSHOTS_CODE:
+        # The reference engine without Chrome answers this (a success, with the SOM instead).
+        raise ToolError("screenshot_page", errors.NO_SCREENSHOTS).with_hint(errors.NO_SCREENSHOTS_HINT)
     if not isinstance(payload, ImagePayload):
         raise ServerAnswerError("screenshot_page", "$", f"expected an image, got {kind(payload)}")
     return Screenshot(payload.data, payload.mime_type)

@@ -358,6 +358,27 @@ def test_a_broken_screenshot_is_a_clear_error_and_a_cut_header_no_broken_repr() 
     _assert_clear(shooting.value, "screenshot_page", "$")
 
 
+def test_a_text_tool_answering_an_image_is_refused() -> None:
+    image = payload_or_raise("extract_text", "", False, [("iVBORw0KGgo=", "image/png")], has_text=False)
+    s = nb.Session(_ScriptedServer(extract_text=image, extract_links=image))
+    s.open(URL)
+    for tool, read in (("extract_text", s.text), ("extract_links", s.links)):
+        with pytest.raises(ServerAnswerError) as reading:
+            read()
+        _assert_clear(reading.value, tool, "$")
+
+
+def test_the_reference_without_chrome_says_it_takes_no_screenshots() -> None:
+    # A success in the reference's contract (plasmate-stateless-tools.md), not a broken answer.
+    answer = {"error": "screenshot_not_implemented", "hint": "h", "message": "m", "som": {"regions": []}}
+    s = nb.Session(_ScriptedServer(screenshot_page=answer))
+    s.open(URL)
+    with pytest.raises(ToolError) as shooting:
+        s.screenshot()
+    assert not isinstance(shooting.value, ServerAnswerError)
+    assert "no Chrome" in str(shooting.value) and "s.text()" in (shooting.value.hint or "")
+
+
 def test_a_hostile_stdio_server_gets_clear_errors(tmp_path: Path) -> None:
     """End to end: a server of another author (the MCP SDK's low-level server over stdio)."""
     script = tmp_path / "answers.json"

@@ -474,3 +474,12 @@ def test_an_origin_in_a_table_may_wrap_after_its_scheme() -> None:
     html = table(["before_origin"], [["http://127.0.0.1:8080"], ["https://a.test"]])
     assert "http://<wbr>127.0.0.1:8080" in html and "https://<wbr>a.test" in html
     assert "before_<wbr>origin" in html
+
+
+def test_a_table_whose_columns_are_named_by_numbers_still_shows() -> None:
+    from plasmate_nb.notebook._tables import ReadableFrame
+
+    table = ReadableFrame({"a_b": [1]})
+    table[7] = 2  # pandas lets a column be named by any value
+    headers = re.findall(r"<th style=[^>]*>(.*?)</th>", table._repr_html_())
+    assert headers == ["a_<wbr>b", "7"]
