@@ -18,6 +18,11 @@ answer is received (``notebook/_answers.py``):
 - a screenshot whose image data is not base64, or whose PNG header is cut short, raised from
   the transport or from the Screenshot's repr.
 
+A second round (``test_answer_properties.py``, Hypothesis over mutated valid answers) found:
+
+- ``changes`` whose ``keys`` (or ``removed_fields``) leave out ``regions`` raised KeyError from
+  ``apply_to_regions`` out of the action, instead of the session reading the page whole.
+
 Every such answer is now a ``ServerAnswerError`` (a ``ToolError``) naming the tool, the JSON path
 and the type found, never the value, with a hint; the session keeps the page it had. The last
 test runs a hostile server built on the MCP SDK's low-level server over real stdio.
@@ -39,6 +44,7 @@ import plasmate_nb.notebook as nb
 from plasmate_nb.client import ServerAnswerError, ToolError
 from plasmate_nb.client._payload import payload_or_raise
 from plasmate_nb.client.base import CallListeners, parse_payload
+from plasmate_nb.tools.som_changes import ChangesMismatch, apply_to_regions, no_changes
 from plasmate_nb.trace.constants import RETENTION
 
 URL = "http://127.0.0.1:8765/login.html"
@@ -421,3 +427,19 @@ def test_a_page_whose_text_looks_like_json_reads_back_as_written(tmp_path: Path,
         s.open(URL)
         assert s.text() == text
         assert s.links() == [text.strip()]
+
+
+# -- found by the properties (test_answer_properties.py) ------------------------------------------
+
+
+@pytest.mark.parametrize("patch", [{"keys": []}, {"removed_fields": ["regions"]}], ids=["keys", "removed"])
+def test_changes_that_drop_the_regions_are_a_mismatch_and_the_page_is_read_whole(
+    patch: dict[str, Any],
+) -> None:
+    changes = {**no_changes(), "base_digest": None, **patch}
+    with pytest.raises(ChangesMismatch):
+        apply_to_regions(copy.deepcopy(REGIONS), changes)
+    s = nb.Session(_ScriptedServer(click={"changes": changes, "url": URL}))
+    s.open(URL)
+    with pytest.warns(UserWarning, match="changed again"):
+        assert s.click("e_1").regions == REGIONS  # read whole from page_som
