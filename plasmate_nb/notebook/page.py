@@ -25,7 +25,7 @@ from .. import errors
 from .._loop import run_sync
 from .._tracebacks import HintedError
 from ..client.base import Transport
-from ..trace.compact import clean_text
+from ..trace.compact import clean_text, file_label
 from ..trace.origin import origin
 from ._html import box, cell, counted, table
 from ._page_changes import changes_table
@@ -122,6 +122,12 @@ OTHER_FIELD_WEIGHT = 0.9
 
 def _shown(value: Any) -> Any:
     return clean_text(value) if isinstance(value, str) else value
+
+
+def _plain(value: str) -> str:
+    """An id, role or action for a line of text: what no terminal or UTF-8 message takes as it
+    is (a lone surrogate, a control or bidirectional character a server sent) as an escape."""
+    return file_label(value)
 
 
 def _fold(value: str | None) -> str:
@@ -366,7 +372,8 @@ class Page:
         lines = [f"Page(title={title!r}, origin={self.origin!r}, elements={len(self.element_list)})"]
         for e in self.element_list[:40]:
             name = e.label if e.label is not None else e.text
-            lines.append(f"  {e.id:<20} {e.role:<11} {name!r:<30} [{', '.join(e.actions)}]")
+            actions = ", ".join(map(_plain, e.actions))
+            lines.append(f"  {_plain(e.id):<20} {_plain(e.role):<11} {name!r:<30} [{actions}]")
         if len(self.element_list) > 40:
             lines.append(f"  ... {len(self.element_list) - 40} more (see .elements)")
         return "\n".join(lines)
@@ -483,14 +490,15 @@ def _clip(value: str, limit: int) -> str:
 def _element_lines(elements: list[Element], given: tuple[str, ...] = ()) -> list[str]:
     """One short line per element: id, role, and its label (else its text), cut to a few words;
     the other of the two when the query ``given`` already named the label (or the text)."""
-    id_width = max(len(e.id) for e in elements)
-    role_width = max(len(e.role) for e in elements)
+    id_width = max(len(_plain(e.id)) for e in elements)
+    role_width = max(len(_plain(e.role)) for e in elements)
     lines = []
     for e in elements:
         named = [(name, value) for name, value in (("label", e.label), ("text", e.text)) if value]
         field, value = next((f for f in named if f[0] not in given), named[0] if named else ("text", ""))
         lines.append(
-            f"  {e.id:<{id_width}}  {e.role:<{role_width}}  {field}={_clip(value, NEAREST_NAME_CHARS)!r}"
+            f"  {_plain(e.id):<{id_width}}  {_plain(e.role):<{role_width}}  "
+            f"{field}={_clip(value, NEAREST_NAME_CHARS)!r}"
         )
     return lines
 

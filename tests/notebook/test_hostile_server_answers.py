@@ -21,7 +21,10 @@ answer is received (``notebook/_answers.py``):
 A second round (``test_answer_properties.py``, Hypothesis over mutated valid answers) found:
 
 - ``changes`` whose ``keys`` (or ``removed_fields``) leave out ``regions`` raised KeyError from
-  ``apply_to_regions`` out of the action, instead of the session reading the page whole.
+  ``apply_to_regions`` out of the action, instead of the session reading the page whole;
+- a lone surrogate in an element's id, role or action went raw into ``repr(page)`` and the find
+  errors' lines, which no UTF-8 message to a notebook carries (and bidirectional controls there
+  turned the line round).
 
 Every such answer is now a ``ServerAnswerError`` (a ``ToolError``) naming the tool, the JSON path
 and the type found, never the value, with a hint; the session keeps the page it had. The last
@@ -443,3 +446,18 @@ def test_changes_that_drop_the_regions_are_a_mismatch_and_the_page_is_read_whole
     s.open(URL)
     with pytest.warns(UserWarning, match="changed again"):
         assert s.click("e_1").regions == REGIONS  # read whole from page_som
+
+
+def test_ids_roles_and_actions_a_server_sent_show_escaped_in_text() -> None:
+    odd = {"id": "e_\ud800", "role": "button\u202e", "text": "Go", "actions": ["click\udc01"]}
+    regions = [{"id": "r", "role": "main", "elements": [odd]}]
+    page = nb.Session(_ScriptedServer(open_page={"session_id": "sid-1", **PAGE, "regions": regions})).open(
+        URL
+    )
+    shown = repr(page)
+    shown.encode("utf-8")
+    assert "e_\\ud800" in shown and "button\\u202e" in shown and "click\\udc01" in shown
+    with pytest.raises(pnb.ElementNotFound) as missing:
+        page.find(text="Stop")
+    str(missing.value).encode("utf-8")
+    assert page.find(role="button\u202e").id == "e_\ud800"  # the element itself keeps them
