@@ -64,7 +64,9 @@ def _rows(before: list[Json], after: list[Json]) -> Iterator[Json]:
 
 
 def _index(regions: list[Json]) -> dict[str, tuple[Json, Json]]:
-    return {element["id"]: (element, region) for region in regions for element in region["elements"]}
+    return {
+        element["id"]: (element, region) for region in regions for element in region.get("elements") or []
+    }
 
 
 def _row(change: str, element: Json, region: Json, fields: str | None = None) -> Json:

@@ -24,7 +24,9 @@ A second round (``test_answer_properties.py``, Hypothesis over mutated valid ans
   ``apply_to_regions`` out of the action, instead of the session reading the page whole;
 - a lone surrogate in an element's id, role or action went raw into ``repr(page)`` and the find
   errors' lines, which no UTF-8 message to a notebook carries (and bidirectional controls there
-  turned the line round).
+  turned the line round);
+- a region without ``elements`` (the check lets it be absent) made ``page.changes()`` and
+  ``diff`` raise KeyError once the page was compared with one just like it (an unchanged page).
 
 Every such answer is now a ``ServerAnswerError`` (a ``ToolError``) naming the tool, the JSON path
 and the type found, never the value, with a hint; the session keeps the page it had. The last
@@ -461,3 +463,13 @@ def test_ids_roles_and_actions_a_server_sent_show_escaped_in_text() -> None:
         page.find(text="Stop")
     str(missing.value).encode("utf-8")
     assert page.find(role="button\u202e").id == "e_\ud800"  # the element itself keeps them
+
+
+def test_pages_with_a_region_without_elements_compare() -> None:
+    regions = [*REGIONS, {"id": "r_empty", "role": "aside"}, {"role": "footer", "elements": None}]
+    server = _ScriptedServer(open_page={"session_id": "sid-1", **PAGE, "regions": regions})
+    server.answers["scroll"] = {**PAGE, "regions": regions}
+    s = nb.Session(server)
+    first = s.open(URL)
+    after = s.scroll()
+    assert after.changes().empty and first.diff(after).empty and len(first.changes()) == 3
