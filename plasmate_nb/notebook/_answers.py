@@ -8,7 +8,9 @@ trace object) the fields the notebook reads are checked against the contract
 :class:`ServerAnswerError` that names the tool, the JSON path and what came instead, never the
 value (it may be page text, which no trace holds).
 Fields the notebook does not read, and fields it does not know (a newer server's), may hold
-anything. The walk over a SOM is iterative: no nesting depth reaches the recursion limit.
+anything. The walk over a SOM is iterative, and what the notebook keeps nests no deeper than the
+reprs and diffs that read it can go (``MAX_REGIONS_DEPTH``, ``MAX_JSON_DEPTH``): no nesting depth
+reaches the recursion limit.
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ TEXT, OBJECT, ARRAY = "text", "an object", "an array"
 COUNT = "a whole number of at least 0"
 REPLAY_STATUSES = (STATUS_REFUSED, STATUS_CONFIRMATION_REQUIRED, STATUS_VALIDATED)
 MISSING = object()  # a field the answer does not have
+#: How deep a page's ``regions`` may nest (arrays and objects; the list itself is level 1). A
+#: compiled SOM nests a few levels per shadow root; a page nested near Python's recursion limit
+#: would pass the iterative walk and then break ``Page.changes()``, whose diff compares with ``==``.
+MAX_REGIONS_DEPTH = 256
+#: How deep ``evaluate``'s result and a trace export may nest: the contract's reader (serde_json)
+#: refuses JSON nested 128 deep (an evaluate result that deep stays a string, docs/contract.md#answers;
+#: an export nests a few levels). One nested near Python's recursion limit would come back as a
+#: value whose repr, or the export's schema check, raises RecursionError.
+MAX_JSON_DEPTH = 127
 
 
 def kind(value: Any) -> str:
@@ -101,7 +112,14 @@ class _Reader:
         return int(value)
 
     def regions(self, owner: Json) -> None:
-        """``owner["regions"]``: regions of SOM elements, nested through children and shadows."""
+        """``owner["regions"]``: regions of SOM elements, nested through children and shadows, at
+        most ``MAX_REGIONS_DEPTH`` levels deep."""
+        too_deep = _deeper_than(owner.get("regions"), MAX_REGIONS_DEPTH)
+        if too_deep is not None:
+            expected = f"at most {MAX_REGIONS_DEPTH} levels of arrays and objects in regions"
+            raise ServerAnswerError(
+                self.tool, f"{self.root}.regions{too_deep}", f"expected {expected}, got more"
+            )
         stack: list[tuple[Any, str]] = []
         for index, region in enumerate(self.array(owner, "regions", "", optional=False)):
             path = f".regions[{index}]"
@@ -132,6 +150,42 @@ class _Reader:
                 shadow = self.object(shadow, f"{path}.shadow")
                 nested = self.array(shadow, "elements", f"{path}.shadow")
                 stack += [(e, f"{path}.shadow.elements[{i}]") for i, e in enumerate(nested)]
+
+
+def _deeper_than(value: Any, limit: int, known: frozenset[str] | None = None) -> str | None:
+    """The path (under ``value``) of the first array or object nested deeper than ``limit``
+    levels in ``value``, or None. Iterative; only containers are visited. A ``known`` key (by
+    default the SOM's own) is part of the path; another is the server's text, so the path ends at
+    the object holding it."""
+    known = _SOM_KEYS if known is None else known
+    stack: list[tuple[Any, int, Any]] = [(value, 1, None)]  # (node, depth, (key, parent's link))
+    while stack:
+        node, depth, link = stack.pop()
+        if depth > limit:
+            steps: list[str] = []
+            while link is not None:
+                key, link = link
+                shown = isinstance(key, int) or key in known
+                steps = [f"[{key}]" if isinstance(key, int) else f".{key}", *steps] if shown else []
+            return "".join(steps)
+        if isinstance(node, dict):
+            stack += [
+                (child, depth + 1, (key, link))
+                for key, child in node.items()
+                if isinstance(child, _CONTAINERS)
+            ]
+        elif isinstance(node, list):
+            stack += [
+                (child, depth + 1, (i, link))
+                for i, child in enumerate(node)
+                if isinstance(child, _CONTAINERS)
+            ]
+    return None
+
+
+_CONTAINERS = (dict, list)
+_SOM_KEYS = frozenset({"elements", "children", "shadow", "attrs", "options", "actions"})
+_EXPORT_KEYS = frozenset({"events", "parameters", "target", "before", "after", "redaction"})
 
 
 def _is_int(value: Any) -> bool:
@@ -182,11 +236,16 @@ def session_answer(tool: str, payload: Any) -> Json:
 
 
 def field_answer(tool: str, payload: Any, key: str) -> Any:
-    """``payload[key]`` of an answer that must hold it (any JSON value: ``evaluate``'s result)."""
+    """``payload[key]`` of an answer that must hold it (any JSON value: ``evaluate``'s result),
+    nested at most ``MAX_JSON_DEPTH`` deep."""
     reader = _Reader(tool)
     answer = reader.object(payload)
     if key not in answer:
         raise reader.fail(f".{key}", "a value", MISSING)
+    too_deep = _deeper_than(answer[key], MAX_JSON_DEPTH, known=frozenset())
+    if too_deep is not None:
+        expected = f"a value nested at most {MAX_JSON_DEPTH} levels deep"
+        raise ServerAnswerError(tool, f"$.{key}{too_deep}", f"expected {expected}, got more")
     return answer[key]
 
 
@@ -254,6 +313,10 @@ def answered_final_trace(payload: Any) -> TraceExport | FinalTraceOmitted:
 
 
 def _answered_trace(payload: Any, tool: str, root: str) -> TraceExport | FinalTraceOmitted:
+    too_deep = _deeper_than(payload, MAX_JSON_DEPTH, known=_EXPORT_KEYS)
+    if too_deep is not None:
+        reason = f"arrays and objects nested more than {MAX_JSON_DEPTH} levels deep"
+        raise ServerAnswerError(tool, root + too_deep, f"{errors.NOT_AN_EXPORT}: {reason}")
     try:
         return checked_trace(payload)
     except TraceFormatError as error:

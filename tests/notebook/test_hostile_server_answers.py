@@ -26,7 +26,13 @@ A second round (``test_answer_properties.py``, Hypothesis over mutated valid ans
   errors' lines, which no UTF-8 message to a notebook carries (and bidirectional controls there
   turned the line round);
 - a region without ``elements`` (the check lets it be absent) made ``page.changes()`` and
-  ``diff`` raise KeyError once the page was compared with one just like it (an unchanged page).
+  ``diff`` raise KeyError once the page was compared with one just like it (an unchanged page);
+- answers nested as deep as Python's JSON reader still reads (about 990 levels) passed the
+  iterative checks and then raised RecursionError a few frames deeper, where a kernel displays:
+  element children nested some 450 deep in ``page.changes()`` and ``diff`` (``==``), an
+  ``evaluate`` result in its repr, any value of a trace export in the schema check. A page's
+  regions may nest 256 levels, a result and an export 127 (the contract's reader, serde_json,
+  refuses 128).
 
 Every such answer is now a ``ServerAnswerError`` (a ``ToolError``) naming the tool, the JSON path
 and the type found, never the value, with a hint; the session keeps the page it had. The last
@@ -473,3 +479,44 @@ def test_pages_with_a_region_without_elements_compare() -> None:
     first = s.open(URL)
     after = s.scroll()
     assert after.changes().empty and first.diff(after).empty and len(first.changes()) == 3
+
+
+def _nested_children(depth: int) -> dict[str, Any]:
+    element: dict[str, Any] = {"id": "e_1", "role": "group"}
+    for _ in range(depth):
+        element = {"id": "e_1", "role": "group", "children": [element]}
+    return element
+
+
+def test_answers_nested_deeper_than_the_contract_reads_are_clear_errors() -> None:
+    deep_page = {**PAGE, "regions": [{"id": "r", "role": "main", "elements": [_nested_children(140)]}]}
+    shallow = {**PAGE, "regions": [{"id": "r", "role": "main", "elements": [_nested_children(100)]}]}
+    assert (
+        nb.Session(_ScriptedServer(open_page={"session_id": "sid-1", **shallow})).open(URL).changes().shape[0]
+        == 1
+    )
+    with pytest.raises(ServerAnswerError) as opening:
+        nb.Session(_ScriptedServer(open_page={"session_id": "sid-1", **deep_page})).open(URL)
+    _assert_clear(
+        opening.value, "open_page", "$.regions[0].elements[0]" + ".children[0]" * 126 + ".children"
+    )  # level 257
+
+    result: Any = [SECRET]
+    for _ in range(126):
+        result = [result]
+    s = nb.Session(_ScriptedServer(evaluate={"result": result}))
+    s.open(URL)
+    assert s.evaluate("1") == result  # 127 levels: as deep as the contract's reader goes
+    s = nb.Session(_ScriptedServer(evaluate={"result": {SECRET: [result]}}))
+    s.open(URL)
+    with pytest.raises(ServerAnswerError) as evaluating:
+        s.evaluate("1")
+    _assert_clear(evaluating.value, "evaluate", "$.result")  # never a key the page chose
+
+    s = nb.Session(
+        _ScriptedServer(trace_export={"schema": "plasmate.trace.v1", "events": [{"parameters": result}]})
+    )
+    s.open(URL)
+    with pytest.raises(ServerAnswerError) as exporting:
+        s.trace.export()
+    _assert_clear(exporting.value, "trace_export", "$.events[0].parameters" + "[0]" * 124)  # level 128
