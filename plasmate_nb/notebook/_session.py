@@ -589,9 +589,9 @@ class AsyncSession:
                 payload = await self._call("close_page", {"session_id": session_id}, notify=False)
             finally:
                 self._session_id = None
-            final = payload.get("final_trace") if isinstance(payload, dict) else None
             self._final_trace = None
-            try:  # the session is closed either way: a final trace that breaks the contract is not kept
+            try:  # the session is closed either way: an answer that breaks the contract is not kept
+                final = answers.answer_object("close_page", payload).get("final_trace")
                 if final is not None:
                     self._final_trace = answers.answered_final_trace(final)
             finally:

@@ -32,7 +32,9 @@ A second round (``test_answer_properties.py``, Hypothesis over mutated valid ans
   element children nested some 450 deep in ``page.changes()`` and ``diff`` (``==``), an
   ``evaluate`` result in its repr, any value of a trace export in the schema check. A page's
   regions may nest 256 levels, a result and an export 127 (the contract's reader, serde_json,
-  refuses 128).
+  refuses 128);
+- a close_page answer that is no object was taken for an untraced session's (``close()``
+  returned None).
 
 Every such answer is now a ``ServerAnswerError`` (a ``ToolError``) naming the tool, the JSON path
 and the type found, never the value, with a hint; the session keeps the page it had. The last
@@ -273,6 +275,8 @@ def test_changes_that_do_not_apply_fetch_the_page_and_check_it() -> None:
         ("evaluate", {}, "$.result"),
         ("close_page", {"closed": True, "final_trace": SECRET}, "$.final_trace"),
         ("close_page", {"closed": True, "final_trace": [1]}, "$.final_trace"),
+        ("close_page", [SECRET], "$"),
+        ("close_page", None, "$"),
     ],
 )
 def test_counts_cookies_and_results_of_the_wrong_shape_are_clear_errors(
