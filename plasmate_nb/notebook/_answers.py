@@ -113,25 +113,24 @@ class _Reader:
 
     def regions(self, owner: Json) -> None:
         """``owner["regions"]``: regions of SOM elements, nested through children and shadows, at
-        most ``MAX_REGIONS_DEPTH`` levels deep."""
-        too_deep = _deeper_than(owner.get("regions"), MAX_REGIONS_DEPTH)
-        if too_deep is not None:
-            expected = f"at most {MAX_REGIONS_DEPTH} levels of arrays and objects in regions"
-            raise ServerAnswerError(
-                self.tool, f"{self.root}.regions{too_deep}", f"expected {expected}, got more"
-            )
-        stack: list[tuple[Any, str]] = []
+        most ``MAX_REGIONS_DEPTH`` levels of arrays and objects deep. One walk: it counts the
+        levels of the SOM's own nesting as it goes and measures only other arrays and objects
+        (``attrs``, ``actions``, a field it does not know) apart; a page of thousands of elements
+        costs a few milliseconds."""
+        stack: list[tuple[Any, str, int]] = []  # an element, its path, its level (regions is 1)
         for index, region in enumerate(self.array(owner, "regions", "", optional=False)):
             path = f".regions[{index}]"
             region = self.object(region, path)
             self.text(region, "id", path)
             self.text(region, "role", path)
-            stack += [
-                (e, f"{path}.elements[{i}]") for i, e in enumerate(self.array(region, "elements", path))
-            ]
+            self.shallow(region, path, 2, ("elements",))
+            elements = self.array(region, "elements", path)
+            stack += [(e, f"{path}.elements[{i}]", 4) for i, e in enumerate(elements)]
         while stack:
-            element, path = stack.pop()
+            element, path, level = stack.pop()
             element = self.object(element, path)
+            if level > MAX_REGIONS_DEPTH:
+                raise self.too_deep(path)
             self.text(element, "id", path, optional=False)
             self.text(element, "role", path, optional=False)
             self.text(element, "label", path)
@@ -142,14 +141,28 @@ class _Reader:
             attrs = element.get("attrs")
             if attrs is not None:
                 self.array(self.object(attrs, f"{path}.attrs"), "options", f"{path}.attrs")
-            stack += [
-                (c, f"{path}.children[{i}]") for i, c in enumerate(self.array(element, "children", path))
-            ]
+            self.shallow(element, path, level, ("children", "shadow"))
+            children = self.array(element, "children", path)
+            stack += [(c, f"{path}.children[{i}]", level + 2) for i, c in enumerate(children)]
             shadow = element.get("shadow")
             if shadow is not None:
                 shadow = self.object(shadow, f"{path}.shadow")
+                self.shallow(shadow, f"{path}.shadow", level + 1, ("elements",))
                 nested = self.array(shadow, "elements", f"{path}.shadow")
-                stack += [(e, f"{path}.shadow.elements[{i}]") for i, e in enumerate(nested)]
+                stack += [(e, f"{path}.shadow.elements[{i}]", level + 3) for i, e in enumerate(nested)]
+
+    def shallow(self, node: Json, path: str, level: int, walked: tuple[str, ...]) -> None:
+        """The arrays and objects in ``node`` (at ``level``) other than those the walk goes
+        through (``walked``) end by ``MAX_REGIONS_DEPTH``."""
+        for key, value in node.items():
+            if key not in walked and isinstance(value, _CONTAINERS):
+                found = _deeper_than(value, MAX_REGIONS_DEPTH - level)
+                if found is not None:  # a key the server chose is its text: the path ends before it
+                    raise self.too_deep(f"{path}.{key}{found}" if key in _SOM_KEYS else path)
+
+    def too_deep(self, path: str) -> ServerAnswerError:
+        expected = f"at most {MAX_REGIONS_DEPTH} levels of arrays and objects in regions"
+        return ServerAnswerError(self.tool, self.root + path, f"expected {expected}, got more")
 
 
 def _deeper_than(value: Any, limit: int, known: frozenset[str] | None = None) -> str | None:

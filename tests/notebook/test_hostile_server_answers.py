@@ -502,8 +502,8 @@ def test_answers_nested_deeper_than_the_contract_reads_are_clear_errors() -> Non
     with pytest.raises(ServerAnswerError) as opening:
         nb.Session(_ScriptedServer(open_page={"session_id": "sid-1", **deep_page})).open(URL)
     _assert_clear(
-        opening.value, "open_page", "$.regions[0].elements[0]" + ".children[0]" * 126 + ".children"
-    )  # level 257
+        opening.value, "open_page", "$.regions[0].elements[0]" + ".children[0]" * 127
+    )  # the first element past level 256 (elements sit at even levels: 4, 6, ...)
 
     result: Any = [SECRET]
     for _ in range(126):
@@ -524,3 +524,16 @@ def test_answers_nested_deeper_than_the_contract_reads_are_clear_errors() -> Non
     with pytest.raises(ServerAnswerError) as exporting:
         s.trace.export()
     _assert_clear(exporting.value, "trace_export", "$.events[0].parameters" + "[0]" * 124)  # level 128
+
+
+def test_a_value_nested_too_deep_beside_the_som_is_found_in_the_same_walk() -> None:
+    deep: Any = [SECRET]
+    for _ in range(300):
+        deep = [deep]
+    for field, path in (("attrs", f"{E0}.attrs"), (SECRET, E0)):  # a key the server chose is not shown
+        server = _ScriptedServer(
+            open_page={"session_id": "sid-1", **PAGE, "regions": _element(**{field: {"x": deep}})}
+        )
+        with pytest.raises(ServerAnswerError) as opening:
+            nb.Session(server).open(URL)
+        _assert_clear(opening.value, "open_page", path)
