@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import errors
 from ..client.base import ServerAnswerError
-from ..trace.constants import SCHEMA, STATUS_CONFIRMATION_REQUIRED, STATUS_REFUSED, STATUS_VALIDATED
+from ..trace.constants import REPLAY_STATUSES, SCHEMA, STATUS_REFUSED
 from .export import (
     STATUS_FIELDS,
     FinalTraceOmitted,
@@ -36,8 +36,7 @@ from .export import (
 Json = dict[str, Any]
 
 TEXT, OBJECT, ARRAY = "text", "an object", "an array"
-COUNT = "a whole number of at least 0"
-REPLAY_STATUSES = (STATUS_REFUSED, STATUS_CONFIRMATION_REQUIRED, STATUS_VALIDATED)
+COUNT = "a whole number of at least 0 (64 bits at most)"
 MISSING = object()  # a field the answer does not have
 #: How deep a page's ``regions`` may nest (arrays and objects; the list itself is level 1). A
 #: compiled SOM nests a few levels per shadow root; a page nested near Python's recursion limit
@@ -101,15 +100,15 @@ class _Reader:
 
     def count(self, owner: Json, key: str, path: str = "") -> int:
         value = owner.get(key, MISSING)
-        if not _is_int(value) or value < 0:
+        if not is_count(value):  # as the trace's counters: 3.0 is one, 64 bits at most
             raise self.fail(f"{path}.{key}", COUNT, value)
         return int(value)
 
-    def integer(self, owner: Json, key: str, path: str = "") -> int:
+    def asked(self, owner: Json, key: str, sequence: int) -> None:
+        """``owner[key]`` is the sequence the call asked about."""
         value = owner.get(key, MISSING)
-        if not _is_int(value):
-            raise self.fail(f"{path}.{key}", "a whole number", value)
-        return int(value)
+        if type(value) is not int or value != sequence:
+            raise self.fail(f".{key}", f"the sequence asked for ({sequence})", value)
 
     def regions(self, owner: Json) -> None:
         """``owner["regions"]``: regions of SOM elements, nested through children and shadows, at
@@ -201,10 +200,6 @@ _SOM_KEYS = frozenset({"elements", "children", "shadow", "attrs", "options", "ac
 _EXPORT_KEYS = frozenset({"events", "parameters", "target", "before", "after", "redaction"})
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def answer_object(tool: str, payload: Any) -> Json:
     """``payload`` when it is a JSON object, else the error saying what it is."""
     return _Reader(tool).object(payload)
@@ -277,8 +272,9 @@ def cookies_answer(tool: str, payload: Any) -> list[Json]:
     return cookies
 
 
-def plan_answer(tool: str, payload: Any) -> Json:
-    """A replay plan (replay_validate's answer, a replay_execute refusal) a ``ReplayPlan`` can show."""
+def plan_answer(tool: str, payload: Any, asked: int) -> Json:
+    """A replay plan (replay_validate's answer, a replay_execute refusal) a ``ReplayPlan`` can show,
+    for the sequence ``asked`` about."""
     reader = _Reader(tool)
     plan = reader.object(payload)
     status = plan.get("status", MISSING)
@@ -291,19 +287,20 @@ def plan_answer(tool: str, payload: Any) -> Json:
     reader.text(plan, "drift", "", optional=plan["status"] != STATUS_REFUSED)
     reader.text(plan, "message", "", optional=False)
     reader.text(plan, "action", "")
-    reader.integer(plan, "sequence")
+    reader.asked(plan, "sequence", asked)
     available = plan.get("execution_available", MISSING)
     if not isinstance(available, bool):
         raise reader.fail(".execution_available", "true/false", available)
     return plan
 
 
-def replayed_answer(tool: str, payload: Any) -> Json:
-    """replay_execute's answer: the page after, ``replayed_sequence`` and the new ``sequence``."""
+def replayed_answer(tool: str, payload: Any, asked: int) -> Json:
+    """replay_execute's answer: the page after, ``replayed_sequence`` (the one ``asked`` for) and
+    the new event's ``sequence``."""
     reader = _Reader(tool)
     answer = reader.object(payload)
-    reader.integer(answer, "replayed_sequence")
-    reader.integer(answer, "sequence")
+    reader.asked(answer, "replayed_sequence", asked)
+    reader.count(answer, "sequence")
     return answer
 
 
@@ -351,9 +348,9 @@ def answered_status(payload: Any, tool: str, root: str = "$") -> TraceStatus:
 
 def answered_cleared(payload: Any) -> TraceCleared:
     """A server's ``trace_clear`` answer: a count and a status; ``ServerAnswerError`` otherwise."""
-    if not isinstance(payload, dict) or not is_count(payload.get("cleared_events")):
-        raise ServerAnswerError("trace_clear", "$.cleared_events", f"expected {_COUNT_RULE[1]}")
-    answered_status(payload.get("status"), "trace_clear", "$.status")
+    reader = _Reader("trace_clear")
+    reader.count(reader.object(payload), "cleared_events")
+    answered_status(payload.get("status", MISSING), "trace_clear", "$.status")
     return TraceCleared(payload)
 
 
@@ -368,7 +365,7 @@ _STATUS_RULES: dict[str, tuple[Callable[[Any], bool], str, tuple[str, ...]]] = {
 }
 _COUNT_RULE: tuple[Callable[[Any], bool], str, tuple[str, ...]] = (
     is_count,
-    f"{COUNT} (64 bits at most)",
+    COUNT,
     ("a whole number", "a number"),
 )
 

@@ -635,10 +635,12 @@ class AsyncSession:
             "sequence": sequence,
         }
         payload = await self._call("replay_validate", {**arguments, "confirmed": confirmed})
-        return await self._plan_of("replay_validate", payload, actions)
+        return await self._plan_of("replay_validate", payload, sequence, actions)
 
-    async def _plan_of(self, tool: str, payload: Any, actions: dict[int, str] | None) -> ReplayPlan:
-        payload = answers.plan_answer(tool, payload)
+    async def _plan_of(
+        self, tool: str, payload: Any, asked: int, actions: dict[int, str] | None
+    ) -> ReplayPlan:
+        payload = answers.plan_answer(tool, payload, asked)
         sequence, drift = payload["sequence"], payload.get("drift")
         if drift == DRIFT_EVENT_NOT_RETAINED:  # the plan names the sequences that are retained now
             export = await self.trace.export()
@@ -685,11 +687,11 @@ class AsyncSession:
                 raise scrubbed(error, secrets).with_hint(error.hint) from None
             refusal = parse_payload(error.message.removeprefix(errors.REPLAY_NOT_EXECUTED_PREFIX))
         else:
-            answers.replayed_answer("replay_execute", answer)
+            answers.replayed_answer("replay_execute", answer, arguments["sequence"])
             page = await self._page_after("replay_execute", answer)
             return ReplayResult(before, page, answer["replayed_sequence"], answer["sequence"])
         # outside the except block: no chained original
-        raise ReplayRefused(await self._plan_of("replay_execute", refusal, None))
+        raise ReplayRefused(await self._plan_of("replay_execute", refusal, arguments["sequence"], None))
 
     async def replay_validate_all(self, confirmed: bool = False, progress: bool = True) -> ReadableFrame:
         """Validate every retained event; a table of sequence, action, status, drift and a summary in words.

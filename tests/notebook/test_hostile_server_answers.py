@@ -305,6 +305,8 @@ BAD_PLANS: dict[str, tuple[dict[str, Any], str]] = {
     "message missing": ({"message": None}, "$.message"),
     "sequence text": ({"sequence": "1"}, "$.sequence"),
     "sequence a float": ({"sequence": 1.0}, "$.sequence"),
+    "sequence not the one asked about": ({"sequence": 2}, "$.sequence"),
+    "sequence past 64 bits": ({"sequence": 2**64}, "$.sequence"),  # an Int64 column cannot hold it
     "action a number": ({"action": 5}, "$.action"),
     "execution_available text": ({"execution_available": "false"}, "$.execution_available"),
     "execution_available missing": ({"execution_available": None}, "$.execution_available"),
@@ -537,3 +539,13 @@ def test_a_value_nested_too_deep_beside_the_som_is_found_in_the_same_walk() -> N
         with pytest.raises(ServerAnswerError) as opening:
             nb.Session(server).open(URL)
         _assert_clear(opening.value, "open_page", path)
+
+
+def test_a_clear_answer_that_is_no_object_or_has_no_status_says_where() -> None:
+    for answer, path in (([1], "$"), ({"cleared_events": 1}, "$.status")):
+        s = nb.Session(_ScriptedServer(trace_clear=answer))
+        s.open(URL)
+        with pytest.raises(ServerAnswerError) as clearing:
+            s.trace.clear()
+        _assert_clear(clearing.value, "trace_clear", path)
+    assert "got nothing (the field is missing)" in str(clearing.value)
