@@ -49,9 +49,11 @@ class ServerAnswerError(ToolError):
     A wrong type, a missing field, counters that disagree: a server that is not
     Plasmate-compatible there, or a bug in it.
 
-    ``path`` is where in the answer (``$.regions[0].elements[3].role``, ``$`` for the whole);
-    the message says what the contract has there and what came instead, never the value (it may
-    be page text). A ``ToolError``, so code catching those catches this too.
+    ``path`` is where in the answer: a JSON path (``$.regions[0].elements[3].role``, ``$`` for
+    the whole; ``$.changes, applied: $.regions[…]`` in a page rebuilt from a ``changes`` answer),
+    or ``the image block's data``. The message says what the contract has there and what came
+    instead, never the value (it may be page text). A ``ToolError``, so code catching those
+    catches this too.
 
     >>> try:
     ...     s.click("e_1")
