@@ -20,6 +20,25 @@ REFERENCE_TOOLS = (
 )  # fmt: skip
 
 
+class DelegatingTransport:
+    """A ``Transport`` that hands every call to ``inner``; a test overrides ``call`` to change answers."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        return await self.inner.call(tool, arguments)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return await self.inner.list_tools()
+
+    def subscribe(self, callback: Any) -> Callable[[], None]:
+        return self.inner.subscribe(callback)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 class Caller:
     """Calls tools and decodes payloads; fails the test loudly on unexpected errors."""
 

@@ -45,6 +45,7 @@ from plasmate_nb.tools import Dispatcher
 from plasmate_nb.tools.som_changes import ChangesMismatch, apply_to_regions, diff_som
 from tests.notebook.test_hostile_server_answers import ANSWERS, PAGE, PLAN, URL, _ScriptedServer
 from tests.scripted_engine import ScriptedEngine
+from tests.support import DelegatingTransport
 
 SECRET = "SERVER-CHOSEN-TEXT"  # a value the server sent: never in an error message
 EXAMPLES = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -233,26 +234,17 @@ def changes_for(
 # -- valid answers: the real dispatcher's, recorded once -------------------------------------------
 
 
-class _Recording:
+class _Recording(DelegatingTransport):
     """The real dispatcher; every answer is kept per tool."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.answers: dict[str, list[Any]] = defaultdict(list)
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         answer = await self.inner.call(tool, arguments)
         self.answers[tool].append(copy.deepcopy(answer))
         return answer
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        return await self.inner.list_tools()
-
-    def subscribe(self, callback: Any) -> Callable[[], None]:
-        return self.inner.subscribe(callback)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 class Recorded:

@@ -26,30 +26,22 @@ from plasmate_nb.demo_site import DemoSite
 from plasmate_nb.notebook.export import STATUS_FIELDS
 from plasmate_nb.tools import Dispatcher
 from tests.scripted_engine import ScriptedEngine
+from tests.support import DelegatingTransport
 
 SECRET = "SECRET-7f3a"  # a value a server sent: no message may repeat it
 
 
-class _RewritingTransport:
+class _RewritingTransport(DelegatingTransport):
     """The real dispatcher, with ``rewrite(tool, payload)`` applied to every answer."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.rewrite: Callable[[str, Any], Any] = lambda tool, payload: payload
         self.calls: list[str] = []
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         self.calls.append(tool)
         return self.rewrite(tool, copy.deepcopy(await self.inner.call(tool, arguments)))
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        return await self.inner.list_tools()
-
-    def subscribe(self, callback: Any) -> Callable[[], None]:
-        return self.inner.subscribe(callback)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 @pytest.fixture(scope="module")
