@@ -60,10 +60,10 @@ def _errors(fleet: Fleet, ax: Axes) -> None:
         ax.text(0.5, 0.5, "no failures", ha="center", va="center")
         ax.set_axis_off()
         return
-    left = None
+    left, labels = None, _literal(table.index)
     for error_class in table.columns:
         values = table[error_class]
-        ax.barh(_literal(table.index), values, left=left, label=_literal([error_class])[0])
+        ax.barh(labels, values, left=left, label=_literal([error_class])[0])
         left = values if left is None else left + values
     ax.set_title("failures by action and error class")
     ax.set_xlabel("failed events")
@@ -72,9 +72,10 @@ def _errors(fleet: Fleet, ax: Axes) -> None:
 
 def _durations(fleet: Fleet, ax: Axes) -> None:
     table = fleet.durations.sort_values("p50")
-    ax.barh(_literal(table.index), table["p99"], color="#bab0ac", label="p99")
-    ax.barh(_literal(table.index), table["p90"], color="#9d755d", label="p90")
-    ax.barh(_literal(table.index), table["p50"], color="#4c78a8", label="p50")
+    labels = _literal(table.index)
+    ax.barh(labels, table["p99"], color="#bab0ac", label="p99")
+    ax.barh(labels, table["p90"], color="#9d755d", label="p90")
+    ax.barh(labels, table["p50"], color="#4c78a8", label="p50")
     ax.set_xscale("log")
     ax.set_title("duration by action (ms)")
     ax.legend(loc="lower right")

@@ -174,8 +174,9 @@ def _breakable_origin(origin: str | None) -> str:
     """``scheme://host:port`` escaped, allowed to wrap after ``://`` (as ``cell`` has it) and before the port."""
     if not origin:
         return "—"
-    rest, colon, port = cell(origin).rpartition(":")
-    return f"{rest}<wbr>:{port}" if colon and port.isdigit() else cell(origin)
+    shown = cell(origin)
+    rest, colon, port = shown.rpartition(":")
+    return f"{rest}<wbr>:{port}" if colon and port.isdigit() else shown
 
 
 def _origin(event: dict[str, Any]) -> str:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 import pytest
 
 import plasmate_nb.notebook as nb
-from plasmate_nb.client.base import CallListener, ToolError, Transport
+from plasmate_nb.client.base import ToolError, Transport
+from tests.support import DelegatingTransport
 
 
 def test_sync_session_flow(transport: Transport, login_url: str) -> None:
@@ -180,11 +179,8 @@ def test_connect_needs_exactly_one_target() -> None:
         nb.AsyncSession.connect("http://127.0.0.1:1/mcp", command=["x"])
 
 
-class _OmittingTransport:
+class _OmittingTransport(DelegatingTransport):
     """A server whose final trace exceeded the 64 KiB ceiling (reachable with the reference engine)."""
-
-    def __init__(self, inner: Transport) -> None:
-        self.inner = inner
 
     async def call(self, tool: str, arguments: dict) -> object:
         payload = await self.inner.call(tool, arguments)
@@ -194,15 +190,6 @@ class _OmittingTransport:
                 "reason": "bounded final trace export exceeded the MCP response ceiling",
             }  # fmt: skip
         return payload
-
-    async def list_tools(self) -> list[dict]:
-        return await self.inner.list_tools()
-
-    def subscribe(self, callback: CallListener) -> Callable[[], None]:
-        return self.inner.subscribe(callback)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 def test_omitted_final_trace_is_a_clear_object(transport: Transport, login_url: str) -> None:

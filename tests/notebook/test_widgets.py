@@ -20,6 +20,7 @@ from nbclient import NotebookClient
 import plasmate_nb.notebook as nb
 from plasmate_nb.client.base import Transport
 from plasmate_nb.notebook import _dashboard_card as card
+from tests.support import DelegatingTransport
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,17 +84,8 @@ async def test_dashboard_follows_an_external_agent(transport: Transport, login_u
     s.close()
 
 
-class _SilentTransport:
+class _SilentTransport(DelegatingTransport):
     """A transport that cannot notify (like a remote server): only polling keeps views live."""
-
-    def __init__(self, inner: Transport) -> None:
-        self.inner = inner
-
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        return await self.inner.call(tool, arguments)
-
-    async def list_tools(self) -> list[dict[str, Any]]:
-        return await self.inner.list_tools()
 
     def subscribe(self, callback: Any) -> Callable[[], None]:
         return lambda: None
